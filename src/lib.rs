@@ -1,0 +1,1 @@
+//! fieldgate: a schema-migration linter and CI gate for Apache Iceberg tables.
