@@ -1,0 +1,184 @@
+//! The one vocabulary every front-end speaks: a proposal (DDL, schema file, new metadata) becomes
+//! a list of statements, each a list of `Change`s against one table, each remembering exactly which
+//! text it came from so a finding can point at it.
+
+use std::sync::Arc;
+
+use crate::iceberg::types::{PrimitiveType, Type};
+
+/// A byte range in one source text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Span {
+    pub offset: usize,
+    pub len: usize,
+}
+
+impl Span {
+    pub fn new(offset: usize, len: usize) -> Span {
+        Span { offset, len }
+    }
+
+    pub fn from_range(start: usize, end: usize) -> Span {
+        Span {
+            offset: start,
+            len: end.saturating_sub(start),
+        }
+    }
+
+    pub fn end(&self) -> usize {
+        self.offset + self.len
+    }
+}
+
+/// A proposal or metadata text, kept whole so diagnostics can quote it.
+#[derive(Debug)]
+pub struct SourceFile {
+    pub name: String,
+    pub text: String,
+}
+
+pub type Source = Arc<SourceFile>;
+
+/// Where a change came from: the whole statement, and the part of it that matters most (the new
+/// type of a type change, the column path of a drop), which is where a diagnostic's label goes.
+#[derive(Debug, Clone)]
+pub struct Origin {
+    pub source: Source,
+    pub statement: Span,
+    pub focus: Span,
+}
+
+/// A field named as the user wrote it: dotted path segments (Iceberg names: `points.element.z`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldPath(pub Vec<String>);
+
+impl FieldPath {
+    pub fn dotted(&self) -> String {
+        self.0.join(".")
+    }
+
+    pub fn leaf(&self) -> &str {
+        self.0.last().map(String::as_str).unwrap_or("")
+    }
+
+    pub fn parent(&self) -> FieldPath {
+        FieldPath(self.0[..self.0.len().saturating_sub(1)].to_vec())
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Position {
+    First,
+    /// After the sibling with this name (in the same struct).
+    After(String),
+    Before(String),
+}
+
+/// A field to add. Ids inside `field_type` are placeholders: `evolve` assigns them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewField {
+    pub name: String,
+    pub field_type: Type,
+    pub required: bool,
+    pub doc: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum ChangeKind {
+    /// Add `field` into the struct at `parent` (empty path: the table root).
+    AddField {
+        parent: FieldPath,
+        field: NewField,
+        position: Option<Position>,
+    },
+    Rename {
+        path: FieldPath,
+        new_name: String,
+    },
+    UpdateType {
+        path: FieldPath,
+        new_type: PrimitiveType,
+    },
+    SetRequired {
+        path: FieldPath,
+        required: bool,
+    },
+    UpdateDoc {
+        path: FieldPath,
+        doc: Option<String>,
+    },
+    Move {
+        path: FieldPath,
+        position: Position,
+    },
+    Drop {
+        path: FieldPath,
+        if_exists: bool,
+    },
+    SetIdentifierFields {
+        paths: Vec<FieldPath>,
+    },
+    DropIdentifierFields {
+        paths: Vec<FieldPath>,
+    },
+}
+
+#[derive(Debug, Clone)]
+pub struct Change {
+    pub kind: ChangeKind,
+    pub origin: Origin,
+}
+
+/// One statement of a proposal: all its changes form one schema update (one commit), as an engine
+/// running the migration would make it.
+#[derive(Debug, Clone)]
+pub struct Statement {
+    /// The table name as written (`lake_prod.dim_users`), with its span.
+    pub table: String,
+    pub table_span: Span,
+    pub span: Span,
+    pub source: Source,
+    pub kind: StatementKind,
+}
+
+#[derive(Debug, Clone)]
+pub enum StatementKind {
+    Alter(Vec<Change>),
+    /// A new table: fields in declaration order with placeholder ids, and its table properties.
+    CreateTable(CreateTable),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct CreateTable {
+    pub fields: Vec<NewField>,
+    /// `PARTITIONED BY` terms as Iceberg transforms applied to column names.
+    pub partition_by: Vec<PartitionTerm>,
+    /// `TBLPROPERTIES` / `WITH` key-value pairs, in order.
+    pub properties: Vec<(String, String)>,
+    pub location: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PartitionTerm {
+    /// Iceberg transform string: `identity`, `bucket[16]`, `truncate[4]`, `year`, `month`, `day`, `hour`.
+    pub transform: String,
+    pub column: String,
+}
+
+impl Change {
+    /// The main field path this change is about (the parent for an add).
+    pub fn path(&self) -> Option<&FieldPath> {
+        match &self.kind {
+            ChangeKind::AddField { parent, .. } => Some(parent),
+            ChangeKind::Rename { path, .. }
+            | ChangeKind::UpdateType { path, .. }
+            | ChangeKind::SetRequired { path, .. }
+            | ChangeKind::UpdateDoc { path, .. }
+            | ChangeKind::Move { path, .. }
+            | ChangeKind::Drop { path, .. } => Some(path),
+            ChangeKind::SetIdentifierFields { .. } | ChangeKind::DropIdentifierFields { .. } => {
+                None
+            }
+        }
+    }
+}

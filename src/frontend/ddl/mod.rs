@@ -1,0 +1,1 @@
+//! Spark/Trino DDL front-end.

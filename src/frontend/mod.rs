@@ -1,0 +1,3 @@
+//! Front-ends turn proposal text into [`crate::change::Statement`]s.
+
+pub mod ddl;

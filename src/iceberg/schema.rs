@@ -1,0 +1,254 @@
+//! Schemas and their fields, with the lookups every other layer needs: by field id, by dotted
+//! path as Iceberg names it (`point.z`, `points.element.z`, `attrs.value.b`), and the walk that
+//! visits every field once.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use crate::iceberg::types::{FieldId, StructType, Type};
+
+/// A struct field. Defaults are kept as the spec's JSON single-value form: they are written back
+/// exactly, and only compared, never interpreted.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Field {
+    pub id: FieldId,
+    pub name: String,
+    pub required: bool,
+    pub field_type: Type,
+    pub doc: Option<String>,
+    pub initial_default: Option<Value>,
+    pub write_default: Option<Value>,
+}
+
+impl Field {
+    pub fn new(id: FieldId, name: impl Into<String>, required: bool, field_type: Type) -> Field {
+        Field {
+            id,
+            name: name.into(),
+            required,
+            field_type,
+            doc: None,
+            initial_default: None,
+            write_default: None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Schema {
+    pub schema_id: i32,
+    pub identifier_field_ids: Vec<FieldId>,
+    pub fields: Vec<Field>,
+}
+
+/// Where a field sits: its dotted path and enough of its surroundings for rules and messages.
+/// List elements and map keys/values appear as pseudo-fields named `element`, `key`, `value`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FieldInfo {
+    pub id: FieldId,
+    pub path: String,
+    pub name: String,
+    pub required: bool,
+    pub field_type: Type,
+    pub doc: Option<String>,
+    pub parent_id: Option<FieldId>,
+    /// The position among its struct siblings (0 for list/map members).
+    pub position: usize,
+    pub kind: MemberKind,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemberKind {
+    StructField,
+    ListElement,
+    MapKey,
+    MapValue,
+}
+
+impl Schema {
+    pub fn as_struct(&self) -> StructType {
+        StructType {
+            fields: self.fields.clone(),
+        }
+    }
+
+    /// Every field, list element and map key/value in pre-order, with its full path.
+    pub fn walk(&self) -> Vec<FieldInfo> {
+        let mut out = Vec::new();
+        walk_struct(&self.fields, "", None, &mut out);
+        out
+    }
+
+    /// Field ids to their full information, built once per schema.
+    pub fn index_by_id(&self) -> HashMap<FieldId, FieldInfo> {
+        self.walk().into_iter().map(|f| (f.id, f)).collect()
+    }
+
+    pub fn highest_field_id(&self) -> FieldId {
+        self.walk().iter().map(|f| f.id).max().unwrap_or(0)
+    }
+
+    pub fn field_by_id(&self, id: FieldId) -> Option<FieldInfo> {
+        self.walk().into_iter().find(|f| f.id == id)
+    }
+
+    pub fn field_by_path(&self, path: &str) -> Option<FieldInfo> {
+        self.walk().into_iter().find(|f| f.path == path)
+    }
+
+    /// Schema equality as Iceberg uses it to reuse a schema id: same fields and identifiers,
+    /// whatever the schema id.
+    pub fn same_structure(&self, other: &Schema) -> bool {
+        self.fields == other.fields && self.identifier_field_ids == other.identifier_field_ids
+    }
+}
+
+fn join(prefix: &str, name: &str) -> String {
+    if prefix.is_empty() {
+        name.to_string()
+    } else {
+        format!("{prefix}.{name}")
+    }
+}
+
+fn walk_struct(fields: &[Field], prefix: &str, parent: Option<FieldId>, out: &mut Vec<FieldInfo>) {
+    for (position, field) in fields.iter().enumerate() {
+        let path = join(prefix, &field.name);
+        out.push(FieldInfo {
+            id: field.id,
+            path: path.clone(),
+            name: field.name.clone(),
+            required: field.required,
+            field_type: field.field_type.clone(),
+            doc: field.doc.clone(),
+            parent_id: parent,
+            position,
+            kind: MemberKind::StructField,
+        });
+        walk_type(&field.field_type, &path, field.id, out);
+    }
+}
+
+fn walk_type(field_type: &Type, path: &str, owner: FieldId, out: &mut Vec<FieldInfo>) {
+    let mut member = |id, name: &str, required, ty: &Type, kind| {
+        let member_path = join(path, name);
+        out.push(FieldInfo {
+            id,
+            path: member_path.clone(),
+            name: name.to_string(),
+            required,
+            field_type: ty.clone(),
+            doc: None,
+            parent_id: Some(owner),
+            position: 0,
+            kind,
+        });
+        member_path
+    };
+    match field_type {
+        Type::Primitive(_) => {}
+        Type::Struct(s) => walk_struct(&s.fields, path, Some(owner), out),
+        Type::List(l) => {
+            let p = member(
+                l.element_id,
+                "element",
+                l.element_required,
+                &l.element,
+                MemberKind::ListElement,
+            );
+            walk_type(&l.element, &p, l.element_id, out);
+        }
+        Type::Map(m) => {
+            let k = member(m.key_id, "key", true, &m.key, MemberKind::MapKey);
+            let v = member(
+                m.value_id,
+                "value",
+                m.value_required,
+                &m.value,
+                MemberKind::MapValue,
+            );
+            walk_type(&m.key, &k, m.key_id, out);
+            walk_type(&m.value, &v, m.value_id, out);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::iceberg::types::{ListType, MapType, PrimitiveType as P};
+
+    fn prim(p: P) -> Type {
+        Type::Primitive(p)
+    }
+
+    pub(crate) fn sample() -> Schema {
+        Schema {
+            schema_id: 0,
+            identifier_field_ids: vec![1],
+            fields: vec![
+                Field::new(1, "id", true, prim(P::Long)),
+                Field::new(
+                    2,
+                    "points",
+                    false,
+                    Type::List(ListType {
+                        element_id: 3,
+                        element_required: true,
+                        element: Box::new(Type::Struct(StructType {
+                            fields: vec![Field::new(4, "x", false, prim(P::Double))],
+                        })),
+                    }),
+                ),
+                Field::new(
+                    5,
+                    "attrs",
+                    false,
+                    Type::Map(MapType {
+                        key_id: 6,
+                        key: Box::new(prim(P::String)),
+                        value_id: 7,
+                        value_required: false,
+                        value: Box::new(Type::Struct(StructType {
+                            fields: vec![Field::new(8, "b", false, prim(P::Int))],
+                        })),
+                    }),
+                ),
+            ],
+        }
+    }
+
+    #[test]
+    fn paths_name_list_and_map_members_as_iceberg_does() {
+        let paths: Vec<_> = sample()
+            .walk()
+            .into_iter()
+            .map(|f| (f.id, f.path))
+            .collect();
+        let expected = [
+            (1, "id"),
+            (2, "points"),
+            (3, "points.element"),
+            (4, "points.element.x"),
+            (5, "attrs"),
+            (6, "attrs.key"),
+            (7, "attrs.value"),
+            (8, "attrs.value.b"),
+        ];
+        let expected: Vec<_> = expected.iter().map(|(i, p)| (*i, p.to_string())).collect();
+        assert_eq!(paths, expected);
+    }
+
+    #[test]
+    fn lookups_by_id_and_path_agree() {
+        let s = sample();
+        assert_eq!(s.highest_field_id(), 8);
+        assert_eq!(s.field_by_path("attrs.value.b").map(|f| f.id), Some(8));
+        assert_eq!(
+            s.field_by_id(4).map(|f| f.path),
+            Some("points.element.x".to_string())
+        );
+        assert_eq!(s.index_by_id().len(), 8);
+    }
+}
