@@ -1,0 +1,659 @@
+#!/usr/bin/env python3
+"""Generate fieldgate's interop fixtures with the real pyiceberg writer.
+
+fieldgate re-implements Iceberg's schema evolution (field-id assignment, schema-id reuse, name-mapping
+upkeep) in Rust. Its tests compare against what pyiceberg actually writes, so every expected file here is
+produced by pyiceberg itself and copied byte for byte; nothing is hand-written or re-serialised.
+
+Flow: build a few base tables with real history in a sqlite-backed SqlCatalog, copy each table's
+metadata sequence out in the Hadoop layout, then for every case register a fresh catalog entry that
+points at the base table's current metadata file, apply one `update_schema()` commit per Spark DDL
+statement, and copy the before/after metadata files out.
+
+    .venv/bin/python tests/interop/make_fixtures.py --out tests/fixtures          # metadata only
+    .venv/bin/python tests/interop/make_fixtures.py --out /tmp/fx --keep-data     # + warehouse in /tmp/fx
+
+Layout written under --out:
+    cases/<case>/base.metadata.json      (absent for create_table)
+    cases/<case>/change.sql              one Spark statement per pyiceberg commit
+    cases/<case>/expected.metadata.json
+    cases/<case>/case.json
+    tables/<table>/metadata/v1..vN.metadata.json + version-hint.text
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import shutil
+import sys
+from dataclasses import dataclass
+from decimal import Decimal
+from pathlib import Path
+from typing import Callable
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+from pyiceberg.catalog.sql import SqlCatalog
+from pyiceberg.partitioning import PartitionField, PartitionSpec
+from pyiceberg.schema import Schema
+from pyiceberg.table import Table
+from pyiceberg.table.sorting import SortField, SortOrder
+from pyiceberg.table.update.schema import UpdateSchema
+from pyiceberg.transforms import BucketTransform, DayTransform, IdentityTransform, MonthTransform
+from pyiceberg.types import (
+    BooleanType,
+    DecimalType,
+    DoubleType,
+    FloatType,
+    IntegerType,
+    IcebergType,
+    ListType,
+    LongType,
+    MapType,
+    NestedField,
+    StringType,
+    StructType,
+    TimestamptzType,
+)
+
+NAMESPACE = "db"
+# A fixed warehouse path keeps every absolute location in the committed metadata stable across runs.
+DEFAULT_WAREHOUSE = Path("/tmp/fieldgate-fixture-warehouse")
+# Fixed properties on every base table, so their `properties` block is the same on every run.
+BASE_PROPERTIES = {"owner": "fieldgate-fixtures", "write.parquet.compression-codec": "zstd"}
+UTC = dt.timezone.utc
+
+
+# --------------------------------------------------------------------------------------------------
+# Small type helpers. Spark types are nullable unless NOT NULL, so nested fields, list elements and
+# map values are optional; map keys are always required in Iceberg. The ids given here are
+# placeholders: pyiceberg reassigns fresh ids both on create_table and on add_column.
+
+
+def opt(name: str, field_type: IcebergType, doc: str | None = None) -> NestedField:
+    return NestedField(0, name, field_type, required=False, doc=doc)
+
+
+def struct(*fields: NestedField) -> StructType:
+    return StructType(*fields)
+
+
+def array(element: IcebergType) -> ListType:
+    return ListType(0, element, element_required=False)
+
+
+def map_of(key: IcebergType, value: IcebergType) -> MapType:
+    return MapType(0, key, 0, value, value_required=False)
+
+
+def xy() -> StructType:
+    return struct(opt("x", DoubleType()), opt("y", DoubleType()))
+
+
+def numbered(*fields: NestedField) -> list[NestedField]:
+    """Give top-level fields distinct placeholder ids; pyiceberg's create_table renumbers them."""
+    return [
+        NestedField(i, f.name, f.field_type, required=f.required, doc=f.doc) for i, f in enumerate(fields, start=1)
+    ]
+
+
+# --------------------------------------------------------------------------------------------------
+# Base tables. Each has several schemas, at least one snapshot and a sort order, so that the cases
+# start from realistic metadata rather than from a freshly created table.
+
+
+def ts(day: int) -> dt.datetime:
+    return dt.datetime(2024, 1, day, 12, 0, tzinfo=UTC)
+
+
+def append(table: Table, rows: list[dict]) -> None:
+    """Append rows through pyarrow, typed by the table's current schema (required -> non-nullable)."""
+    table.append(pa.Table.from_pylist(rows, schema=table.schema().as_arrow()))
+
+
+def build_events(catalog: SqlCatalog) -> Table:
+    """v2 table: nested types, identifier field, a replaced partition spec, four schemas, data."""
+    schema = Schema(
+        *numbered(
+            NestedField(0, "id", LongType(), required=True),
+            NestedField(0, "event_type", StringType(), required=True),
+            opt("ts", TimestamptzType()),
+            opt("status", StringType()),
+            opt("data", StringType()),
+            opt("cnt", IntegerType()),
+            opt("ratio", FloatType()),
+            opt("amount", DecimalType(9, 2)),
+            opt("point", xy()),
+            opt("location", struct(opt("lat", DoubleType()), opt("long", DoubleType()))),
+        ),
+        identifier_field_ids=[1],
+    )
+    table = catalog.create_table(
+        f"{NAMESPACE}.events",
+        schema,
+        partition_spec=PartitionSpec(PartitionField(3, 1000, MonthTransform(), "ts_month")),
+        sort_order=SortOrder(SortField(source_id=1)),
+        properties={**BASE_PROPERTIES, "format-version": "2"},
+    )
+
+    def row(i: int, **extra: object) -> dict:
+        return {
+            "id": i,
+            "event_type": "click" if i % 2 else "view",
+            "ts": ts(i),
+            "status": "new",
+            "data": f"payload-{i}",
+            "cnt": i * 10,
+            "ratio": i / 4,
+            "amount": Decimal(f"{i}.25"),
+            "point": {"x": float(i), "y": -float(i)},
+            "location": {"lat": 52.0 + i, "long": 4.0 + i},
+            **extra,
+        }
+
+    append(table, [row(1), row(2)])
+
+    # Schema 1: a measurement and a list of structs.
+    with table.update_schema() as u:
+        u.add_column("measurement", FloatType(), doc="unit is bytes")
+        u.add_column("points", array(xy()))
+    append(table, [row(3, measurement=1.5, points=[{"x": 1.0, "y": 2.0}, {"x": 3.0, "y": None}])])
+
+    # Partition evolution: month(ts) is replaced, so spec 0 stays in history but is no longer default.
+    with table.update_spec() as s:
+        s.remove_field("ts_month")
+        s.add_field("ts", DayTransform(), "ts_day")
+        s.add_field("id", BucketTransform(4), "id_bucket")
+    append(table, [row(4, measurement=2.5, points=[])])
+
+    # Schema 2: a map whose value is a struct.
+    with table.update_schema() as u:
+        u.add_column("attrs", map_of(StringType(), struct(opt("a", IntegerType()))))
+
+    # Schema 3: the newest top-level column (the highest field id) plus a doc change, so dropping
+    # legacy_flag later does not land back on the identical schema 2.
+    with table.update_schema() as u:
+        u.add_column("legacy_flag", BooleanType())
+        u.update_column("status", doc="lifecycle status")
+    append(table, [row(5, measurement=3.5, points=None, attrs={"k": {"a": 1}}, legacy_flag=True)])
+    return table
+
+
+def write_id_less_parquet(table: Table, name: str, rows: list[dict]) -> str:
+    """Write a Parquet file WITHOUT field ids, as an external writer would, for add_files()."""
+    # Same names, types and nullability as the table's current schema, but no field-id metadata.
+    with_ids = table.schema().as_arrow()
+    schema = pa.schema([pa.field(f.name, f.type, nullable=f.nullable) for f in with_ids])
+    local_dir = Path(table.location().removeprefix("file://")) / "data" / "imported"
+    local_dir.mkdir(parents=True, exist_ok=True)
+    path = local_dir / name
+    pq.write_table(pa.Table.from_pylist(rows, schema=schema), path)
+    return f"file://{path}"
+
+
+def build_users(catalog: SqlCatalog) -> Table:
+    """v2 table with `schema.name-mapping.default`: data imported by add_files() has no field ids."""
+    schema = Schema(
+        *numbered(
+            NestedField(0, "user_id", LongType(), required=True),
+            opt("email", StringType()),
+            opt("country", StringType()),
+        ),
+        identifier_field_ids=[1],
+    )
+    table = catalog.create_table(
+        f"{NAMESPACE}.users",
+        schema,
+        partition_spec=PartitionSpec(PartitionField(3, 1000, IdentityTransform(), "country")),
+        sort_order=SortOrder(SortField(source_id=1)),
+        properties={**BASE_PROPERTIES, "format-version": "2"},
+    )
+    # add_files() is what sets the name mapping (from the schema current at that moment).
+    first = write_id_less_parquet(
+        table,
+        "users-nl.parquet",
+        [
+            {"user_id": 1, "email": "ann@example.com", "country": "NL"},
+            {"user_id": 2, "email": "bob@example.com", "country": "NL"},
+        ],
+    )
+    table.add_files([first])
+
+    # Schema 1: pyiceberg adds the new column to the name mapping as it commits.
+    with table.update_schema() as u:
+        u.add_column("nickname", StringType())
+    second = write_id_less_parquet(
+        table,
+        "users-de.parquet",
+        [{"user_id": 3, "email": "cem@example.com", "country": "DE", "nickname": "cem"}],
+    )
+    table.add_files([second])
+    # And one file written by pyiceberg itself, which carries field ids.
+    append(table, [{"user_id": 4, "email": "dee@example.com", "country": "FR", "nickname": "dee"}])
+    return table
+
+
+def build_legacy(catalog: SqlCatalog) -> Table:
+    """v1 table: two schemas, a partition spec, a sort order, data."""
+    schema = Schema(
+        *numbered(
+            NestedField(0, "id", LongType(), required=True),
+            opt("name", StringType()),
+            opt("ts", TimestamptzType()),
+        )
+    )
+    table = catalog.create_table(
+        f"{NAMESPACE}.legacy",
+        schema,
+        partition_spec=PartitionSpec(PartitionField(3, 1000, DayTransform(), "ts_day")),
+        sort_order=SortOrder(SortField(source_id=1)),
+        properties={**BASE_PROPERTIES, "format-version": "1"},
+    )
+    append(table, [{"id": 1, "name": "one", "ts": ts(1)}])
+    with table.update_schema() as u:
+        u.add_column("score", IntegerType())
+    append(table, [{"id": 2, "name": "two", "ts": ts(2), "score": 7}])
+    return table
+
+
+BASE_TABLES: dict[str, Callable[[SqlCatalog], Table]] = {
+    "events": build_events,
+    "users": build_users,
+    "legacy": build_legacy,
+}
+
+
+# --------------------------------------------------------------------------------------------------
+# Cases: each statement is a Spark DDL text and the exact pyiceberg calls for it, committed as one
+# `update_schema()` transaction.
+
+Apply = Callable[[UpdateSchema], object]
+
+
+@dataclass(frozen=True)
+class Stmt:
+    sql: str
+    apply: Apply
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    table: str
+    description: str
+    statements: tuple[Stmt, ...]
+
+
+def alter(table: str, clause: str, apply: Apply) -> Stmt:
+    return Stmt(f"ALTER TABLE {NAMESPACE}.{table} {clause};", apply)
+
+
+def case(name: str, table: str, description: str, *clauses: tuple[str, Apply]) -> Case:
+    return Case(name, table, description, tuple(alter(table, c, a) for c, a in clauses))
+
+
+def add_then_move_first(path: tuple[str, ...], field_type: IcebergType) -> Apply:
+    return lambda u: u.add_column(path, field_type).move_first(".".join(path))
+
+
+CASES: list[Case] = [
+    case(
+        "add_column", "events", "ADD COLUMN with a comment: new id = last-column-id + 1",
+        ("ADD COLUMN priority int COMMENT 'queue priority'",
+         lambda u: u.add_column("priority", IntegerType(), doc="queue priority")),
+    ),
+    case(
+        "add_columns", "events", "ADD COLUMNS with two columns in one statement: one commit, ids in order",
+        ("ADD COLUMNS (retries int, source string COMMENT 'producer system')",
+         lambda u: u.add_column("retries", IntegerType()).add_column("source", StringType(), doc="producer system")),
+    ),
+    case(
+        "add_struct", "events", "add a struct column: the struct, then its fields",
+        ("ADD COLUMN origin struct<x: double, y: double>", lambda u: u.add_column("origin", xy())),
+    ),
+    case(
+        "add_list_of_structs", "events", "add array<struct>: list, element, then the element's fields",
+        ("ADD COLUMN path array<struct<x: double, y: double>>", lambda u: u.add_column("path", array(xy()))),
+    ),
+    case(
+        "add_map_of_structs", "events", "add map<struct, struct>: map, key id, value id, key fields, value fields",
+        ("ADD COLUMN regions map<struct<x: int>, struct<a: int, b: int>>",
+         lambda u: u.add_column(
+             "regions",
+             map_of(struct(opt("x", IntegerType())), struct(opt("a", IntegerType()), opt("b", IntegerType()))),
+         )),
+    ),
+    case(
+        "add_map_of_lists", "events", "add map<string, array<int>>: map, key, value, then the value's element",
+        ("ADD COLUMN buckets map<string, array<int>>",
+         lambda u: u.add_column("buckets", map_of(StringType(), array(IntegerType())))),
+    ),
+    case(
+        "add_struct_in_struct", "events", "add a struct holding a struct: breadth-first ids s, a, b, x, y",
+        ("ADD COLUMN s struct<a: struct<x: int, y: int>, b: int>",
+         lambda u: u.add_column(
+             "s", struct(opt("a", struct(opt("x", IntegerType()), opt("y", IntegerType()))), opt("b", IntegerType()))
+         )),
+    ),
+    case(
+        "add_to_struct", "events", "add a field inside a struct column",
+        ("ADD COLUMN point.z double", lambda u: u.add_column(("point", "z"), DoubleType())),
+    ),
+    case(
+        "add_to_list_element", "events", "add a field inside a list's element struct",
+        ("ADD COLUMN points.element.z double", lambda u: u.add_column(("points", "element", "z"), DoubleType())),
+    ),
+    case(
+        "add_to_map_value", "events", "add a field inside a map's value struct",
+        ("ADD COLUMN attrs.value.b int", lambda u: u.add_column(("attrs", "value", "b"), IntegerType())),
+    ),
+    case(
+        "add_column_first", "events", "ADD COLUMN ... FIRST: add then move first",
+        ("ADD COLUMN seq bigint FIRST", add_then_move_first(("seq",), LongType())),
+    ),
+    case(
+        "add_column_after", "events", "ADD COLUMN ... AFTER: add then move after",
+        ("ADD COLUMN seq bigint AFTER ts", lambda u: u.add_column("seq", LongType()).move_after("seq", "ts")),
+    ),
+    case(
+        "add_nested_first", "events", "ADD COLUMN nested.c ... FIRST inside a struct",
+        ("ADD COLUMN point.seq bigint FIRST", add_then_move_first(("point", "seq"), LongType())),
+    ),
+    case(
+        "add_to_map_value_first", "events", "ADD COLUMN ... FIRST inside a map's value struct",
+        ("ADD COLUMN attrs.value.b int FIRST", add_then_move_first(("attrs", "value", "b"), IntegerType())),
+    ),
+    case(
+        "rename_column", "events", "rename a top-level column: id kept",
+        ("RENAME COLUMN data TO payload", lambda u: u.rename_column("data", "payload")),
+    ),
+    case(
+        "rename_nested", "events", "rename a nested field: only the leaf name changes",
+        ("RENAME COLUMN location.lat TO latitude", lambda u: u.rename_column("location.lat", "latitude")),
+    ),
+    case(
+        "rename_identifier", "events", "rename the identifier column: identifier-field-ids keep its id",
+        ("RENAME COLUMN id TO event_id", lambda u: u.rename_column("id", "event_id")),
+    ),
+    case(
+        "widen_int_to_long", "events", "type promotion int -> long",
+        ("ALTER COLUMN cnt TYPE bigint", lambda u: u.update_column("cnt", field_type=LongType())),
+    ),
+    case(
+        "widen_float_to_double", "events", "type promotion float -> double",
+        ("ALTER COLUMN ratio TYPE double", lambda u: u.update_column("ratio", field_type=DoubleType())),
+    ),
+    case(
+        "widen_decimal", "events", "type promotion decimal(9,2) -> decimal(18,2)",
+        ("ALTER COLUMN amount TYPE decimal(18,2)", lambda u: u.update_column("amount", field_type=DecimalType(18, 2))),
+    ),
+    case(
+        "update_comment", "events", "replace a column's doc",
+        ("ALTER COLUMN measurement COMMENT 'unit is bytes per second'",
+         lambda u: u.update_column("measurement", doc="unit is bytes per second")),
+    ),
+    case(
+        "update_type_and_comment", "events", "promote float -> double and replace the doc in one statement",
+        ("ALTER COLUMN measurement TYPE double COMMENT 'unit is bytes per second'",
+         lambda u: u.update_column("measurement", field_type=DoubleType(), doc="unit is bytes per second")),
+    ),
+    case(
+        "drop_not_null", "events", "make a required column optional",
+        ("ALTER COLUMN event_type DROP NOT NULL", lambda u: u.make_column_optional("event_type")),
+    ),
+    case(
+        "move_first", "events", "move a column first",
+        ("ALTER COLUMN data FIRST", lambda u: u.move_first("data")),
+    ),
+    case(
+        "move_after", "events", "move a column after another",
+        ("ALTER COLUMN data AFTER id", lambda u: u.move_after("data", "id")),
+    ),
+    case(
+        "move_nested_after", "events", "move a struct field after a sibling (Spark names the sibling by leaf)",
+        ("ALTER COLUMN location.lat AFTER long", lambda u: u.move_after("location.lat", "location.long")),
+    ),
+    case(
+        "move_in_list_element", "events", "move a field of a list's element struct first",
+        ("ALTER COLUMN points.element.y FIRST", lambda u: u.move_first("points.element.y")),
+    ),
+    case(
+        "drop_column", "events", "drop a top-level column",
+        ("DROP COLUMN data", lambda u: u.delete_column("data")),
+    ),
+    case(
+        "drop_nested", "events", "drop a field of a struct",
+        ("DROP COLUMN point.y", lambda u: u.delete_column("point.y")),
+    ),
+    case(
+        "drop_then_readd", "events", "drop status, then re-add status with another type: it gets a NEW id",
+        ("DROP COLUMN status", lambda u: u.delete_column("status")),
+        ("ADD COLUMN status int", lambda u: u.add_column("status", IntegerType())),
+    ),
+    case(
+        "drop_highest_then_add", "events",
+        "drop the column with the highest id, then add one: last-column-id does not go down, new id = old last + 1",
+        ("DROP COLUMN legacy_flag", lambda u: u.delete_column("legacy_flag")),
+        ("ADD COLUMN origin_system string", lambda u: u.add_column("origin_system", StringType())),
+    ),
+    case(
+        "add_then_drop_reuses_schema", "events",
+        "add a column, then drop it: pyiceberg finds the identical earlier schema and makes it current again "
+        "(no new schema), while last-column-id keeps the burnt id",
+        ("ADD COLUMN scratch boolean", lambda u: u.add_column("scratch", BooleanType())),
+        ("DROP COLUMN scratch", lambda u: u.delete_column("scratch")),
+    ),
+    case(
+        "name_mapping_rename_and_add", "users",
+        "table with schema.name-mapping.default: rename keeps the old name as an alias, add appends an entry",
+        ("RENAME COLUMN email TO contact_email", lambda u: u.rename_column("email", "contact_email")),
+        ("ADD COLUMN phone string", lambda u: u.add_column("phone", StringType())),
+    ),
+    case(
+        "name_mapping_drop_and_readd", "users",
+        "name-mapped table: drop nickname, re-add nickname: the old mapping entry loses the name (and is removed), "
+        "so id-less files no longer feed the new column",
+        ("DROP COLUMN nickname", lambda u: u.delete_column("nickname")),
+        ("ADD COLUMN nickname string", lambda u: u.add_column("nickname", StringType())),
+    ),
+    case(
+        "name_mapping_rename_then_reuse_name", "users",
+        "name-mapped table: rename email, then add a new email column: the name moves to the new id, so the "
+        "renamed column reads NULL from id-less files",
+        ("RENAME COLUMN email TO contact_email", lambda u: u.rename_column("email", "contact_email")),
+        ("ADD COLUMN email string", lambda u: u.add_column("email", StringType())),
+    ),
+    case(
+        "name_mapping_add_then_drop", "users",
+        "name-mapped table: add then drop a column: the earlier schema becomes current again, but the mapping "
+        "keeps the dropped column's entry",
+        ("ADD COLUMN scratch string", lambda u: u.add_column("scratch", StringType())),
+        ("DROP COLUMN scratch", lambda u: u.delete_column("scratch")),
+    ),
+    case(
+        "v1_add_and_rename", "legacy", "format-version 1 table: add a column, then rename one",
+        ("ADD COLUMN region string", lambda u: u.add_column("region", StringType())),
+        ("RENAME COLUMN name TO full_name", lambda u: u.rename_column("name", "full_name")),
+    ),
+]
+
+# Spark DDL that pyiceberg refuses. They are not cases; they run on throwaway copies every time so
+# that tests/interop/NOTES.md, which quotes these messages, cannot silently go stale.
+REJECTED: list[Case] = [
+    case("set_not_null", "events", "", ("ALTER COLUMN data SET NOT NULL",
+                                        lambda u: u.update_column("data", required=True))),
+    case("add_not_null", "events", "", ("ADD COLUMN c int NOT NULL",
+                                        lambda u: u.add_column("c", IntegerType(), required=True))),
+    case("narrow_long_to_int", "events", "", ("ALTER COLUMN id TYPE int",
+                                              lambda u: u.update_column("id", field_type=IntegerType()))),
+    case("int_to_string", "events", "", ("ALTER COLUMN cnt TYPE string",
+                                         lambda u: u.update_column("cnt", field_type=StringType()))),
+    case("drop_identifier", "events", "", ("DROP COLUMN id", lambda u: u.delete_column("id"))),
+    case("drop_current_partition_source", "events", "", ("DROP COLUMN ts", lambda u: u.delete_column("ts"))),
+    case("move_to_other_struct", "events", "", ("ALTER COLUMN location.lat AFTER data",
+                                                lambda u: u.move_after("location.lat", "data"))),
+    case("add_old_partition_field_name", "events", "", ("ADD COLUMN ts_month int",
+                                                        lambda u: u.add_column("ts_month", IntegerType()))),
+    case("add_to_map_key", "events", "", ("ADD COLUMN attrs.key.z int",
+                                          lambda u: u.add_column(("attrs", "key", "z"), IntegerType()))),
+    case("rename_to_existing", "events", "", ("RENAME COLUMN data TO status",
+                                              lambda u: u.rename_column("data", "status"))),
+]
+
+CREATE_TABLE_SQL = (
+    f"CREATE TABLE {NAMESPACE}.created (id bigint NOT NULL, data string, point struct<x: double, y: double>, "
+    "tags array<string>, attrs map<string, struct<a: int>>) USING iceberg;"
+)
+
+
+def created_schema() -> Schema:
+    """The pyiceberg schema for CREATE_TABLE_SQL; its placeholder ids are deliberately not 1..N."""
+    return Schema(
+        NestedField(10, "id", LongType(), required=True),
+        NestedField(20, "data", StringType(), required=False),
+        NestedField(30, "point", StructType(
+            NestedField(31, "x", DoubleType(), required=False), NestedField(32, "y", DoubleType(), required=False)
+        ), required=False),
+        NestedField(40, "tags", ListType(41, StringType(), element_required=False), required=False),
+        NestedField(50, "attrs", MapType(
+            51, StringType(), 52, StructType(NestedField(53, "a", IntegerType(), required=False)), value_required=False
+        ), required=False),
+    )
+
+
+# --------------------------------------------------------------------------------------------------
+# Writing the output. File bytes are copied through the table's FileIO: never re-serialised.
+
+
+def read_bytes(table: Table, location: str) -> bytes:
+    with table.io.new_input(location).open() as stream:
+        return stream.read()
+
+
+def metadata_sequence(table: Table) -> list[str]:
+    """Every metadata file of the table, oldest first (the metadata-log plus the current file)."""
+    return [entry.metadata_file for entry in table.metadata.metadata_log] + [table.metadata_location]
+
+
+def write_hadoop_layout(table: Table, name: str, out: Path) -> None:
+    metadata_dir = out / "tables" / name / "metadata"
+    metadata_dir.mkdir(parents=True)
+    sequence = metadata_sequence(table)
+    for version, location in enumerate(sequence, start=1):
+        (metadata_dir / f"v{version}.metadata.json").write_bytes(read_bytes(table, location))
+    # No trailing newline: Hadoop writes just the number, and pyiceberg's StaticTable expects that.
+    (metadata_dir / "version-hint.text").write_text(str(len(sequence)))
+
+
+def write_case_json(case_dir: Path, table: str, format_version: int, description: str, statements: int) -> None:
+    doc = {
+        "table": f"{NAMESPACE}.{table}",
+        "format_version": format_version,
+        "description": description,
+        "statements": statements,
+    }
+    (case_dir / "case.json").write_text(json.dumps(doc, indent=2) + "\n")
+
+
+def run_case(catalog: SqlCatalog, base: Table, spec: Case, out: Path) -> None:
+    """Apply the case's statements to a catalog copy of the base table, one commit per statement."""
+    # register_table points a new catalog entry at the base's current metadata file, so the case starts
+    # from exactly that file, and its commits never touch the base table's own history.
+    table = catalog.register_table(f"{NAMESPACE}.{spec.table}__{spec.name}", base.metadata_location)
+    before = table.metadata_location
+    for stmt in spec.statements:
+        with table.update_schema() as update:
+            stmt.apply(update)
+
+    case_dir = out / "cases" / spec.name
+    case_dir.mkdir(parents=True)
+    (case_dir / "base.metadata.json").write_bytes(read_bytes(table, before))
+    (case_dir / "expected.metadata.json").write_bytes(read_bytes(table, table.metadata_location))
+    (case_dir / "change.sql").write_text("".join(s.sql + "\n" for s in spec.statements))
+    write_case_json(case_dir, spec.table, table.format_version, spec.description, len(spec.statements))
+
+
+def probe_rejection(catalog: SqlCatalog, base: Table, spec: Case) -> str:
+    """Run a form pyiceberg is expected to refuse; return its error, or fail if it was accepted."""
+    table = catalog.register_table(f"{NAMESPACE}.{spec.table}__rejected_{spec.name}", base.metadata_location)
+    try:
+        for stmt in spec.statements:
+            with table.update_schema() as update:
+                stmt.apply(update)
+    except Exception as error:  # noqa: BLE001 - any refusal is what we are recording
+        return f"{type(error).__name__}: {str(error).splitlines()[0]}"
+    raise SystemExit(f"pyiceberg now ACCEPTS {spec.statements[0].sql!r}: make it a case and update NOTES.md")
+
+
+def v3_refusal(catalog: SqlCatalog) -> str:
+    """pyiceberg 0.12 cannot write format-version 3 metadata; record the refusal, fail if that changed."""
+    try:
+        catalog.create_table(f"{NAMESPACE}.v3_probe", created_schema(), properties={"format-version": "3"})
+    except NotImplementedError as error:
+        return f"NotImplementedError: {error}"
+    raise SystemExit("pyiceberg now writes format-version 3: add the v3 case and update NOTES.md")
+
+
+def run_create_table(catalog: SqlCatalog, out: Path) -> None:
+    table = catalog.create_table(f"{NAMESPACE}.created", created_schema())
+    case_dir = out / "cases" / "create_table"
+    case_dir.mkdir(parents=True)
+    (case_dir / "expected.metadata.json").write_bytes(read_bytes(table, table.metadata_location))
+    (case_dir / "change.sql").write_text(CREATE_TABLE_SQL + "\n")
+    write_case_json(
+        case_dir, "created", table.format_version,
+        "CREATE TABLE: fresh ids from 1, breadth-first per struct, map key then value", 1,
+    )
+
+
+def open_catalog(warehouse: Path) -> SqlCatalog:
+    # Start from nothing each time: leftovers would change metadata-log contents and table locations.
+    if warehouse.exists():
+        shutil.rmtree(warehouse)
+    warehouse.mkdir(parents=True)
+    catalog = SqlCatalog(
+        "fixtures", uri=f"sqlite:///{warehouse}/catalog.db", warehouse=f"file://{warehouse}"
+    )
+    catalog.create_namespace(NAMESPACE)
+    return catalog
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", required=True, type=Path, help="directory to write cases/ and tables/ into")
+    parser.add_argument(
+        "--keep-data", action="store_true",
+        help="put the warehouse (data, manifests) under OUT/warehouse and keep it, for check_live.py",
+    )
+    args = parser.parse_args(argv)
+    out: Path = args.out.resolve()
+    warehouse = out / "warehouse" if args.keep_data else DEFAULT_WAREHOUSE
+
+    # Only our own subdirectories are replaced; anything else under OUT is left alone.
+    for sub in ("cases", "tables"):
+        shutil.rmtree(out / sub, ignore_errors=True)
+    out.mkdir(parents=True, exist_ok=True)
+
+    catalog = open_catalog(warehouse)
+    bases = {name: build(catalog) for name, build in BASE_TABLES.items()}
+    for name, table in bases.items():
+        write_hadoop_layout(table, name, out)
+    for spec in CASES:
+        run_case(catalog, bases[spec.table], spec, out)
+        print(f"case {spec.name}: {len(spec.statements)} statement(s)")
+    run_create_table(catalog, out)
+    print("case create_table: 1 statement(s)")
+    for spec in REJECTED:
+        print(f"rejected {spec.statements[0].sql} -> {probe_rejection(catalog, bases[spec.table], spec)}")
+    print(f"rejected format-version 3 -> {v3_refusal(catalog)}")
+
+    if not args.keep_data:
+        shutil.rmtree(warehouse)
+    print(f"wrote {len(CASES) + 1} cases and {len(bases)} tables to {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
