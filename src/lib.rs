@@ -1,1 +1,3 @@
 //! fieldgate: a schema-migration linter and CI gate for Apache Iceberg tables.
+
+pub mod json;
