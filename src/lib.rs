@@ -7,3 +7,4 @@
 pub mod change;
 pub mod frontend;
 pub mod iceberg;
+pub mod json;
