@@ -26,11 +26,10 @@ pub(crate) fn alter_table(cx: &mut Stmt) -> PResult<Statement> {
     let table = cx.table()?;
     let spark = cx.dialect().is_spark_like();
     let cur = &cx.cur;
-    let changes = if cur.at_words(&["add", "column"])
-        || (spark && cur.at_words(&["add", "columns"]))
-    {
+    // `COLUMNS` goes to the same parsers under Trino, which then say it must be `COLUMN`.
+    let changes = if cur.at_words(&["add", "column"]) || cur.at_words(&["add", "columns"]) {
         add_columns(cx)?
-    } else if cur.at_words(&["drop", "column"]) || (spark && cur.at_words(&["drop", "columns"])) {
+    } else if cur.at_words(&["drop", "column"]) || cur.at_words(&["drop", "columns"]) {
         drop_columns(cx)?
     } else if cur.at_words(&["rename", "column"]) {
         rename_column(cx)?
@@ -84,9 +83,7 @@ fn unsupported_action(cx: &Stmt) -> DdlError {
 /// Trino `ADD COLUMN [IF NOT EXISTS] c type`.
 fn add_columns(cx: &mut Stmt) -> PResult<Vec<Change>> {
     cx.cur.eat_word("add");
-    if cx.cur.eat_word("columns").is_none() {
-        cx.cur.expect_word("column")?;
-    }
+    column_or_columns(cx)?;
     let defs = if cx.dialect() == Dialect::Trino {
         // `IF NOT EXISTS` makes an existing column a no-op; the Change model has no flag for it,
         // so the add is checked as if the column were new.
@@ -126,12 +123,18 @@ fn add_columns(cx: &mut Stmt) -> PResult<Vec<Change>> {
     Ok(changes)
 }
 
+/// `COLUMN`, or in Spark and Hive also `COLUMNS`.
+fn column_or_columns(cx: &mut Stmt) -> PResult<()> {
+    if cx.dialect().is_spark_like() && cx.cur.eat_word("columns").is_some() {
+        return Ok(());
+    }
+    cx.cur.expect_word("column").map(|_| ())
+}
+
 /// `DROP COLUMN [IF EXISTS] p`; Spark also `DROP COLUMNS [IF EXISTS] (a, b)` / `a, b`.
 fn drop_columns(cx: &mut Stmt) -> PResult<Vec<Change>> {
     cx.cur.eat_word("drop");
-    if cx.cur.eat_word("columns").is_none() {
-        cx.cur.expect_word("column")?;
-    }
+    column_or_columns(cx)?;
     let if_exists = cx.cur.eat_words(&["if", "exists"]).is_some();
     let paths = if cx.dialect() == Dialect::Trino {
         vec![cx.cur.path("a column name")?]
@@ -241,8 +244,9 @@ fn column_action(cx: &mut Stmt, path: &PathSpan) -> PResult<Vec<Change>> {
         Ok(vec![set_required(cx, path, true)])
     } else if cx.cur.eat_words(&["drop", "not", "null"]).is_some() {
         Ok(vec![set_required(cx, path, false)])
-    } else if next.is_word("set") || next.is_word("drop") {
-        Err(cx.unsupported("changing a column's default value", next.span.offset))
+    } else if (next.is_word("set") || next.is_word("drop")) && cx.cur.peek_nth(1).is_word("default")
+    {
+        Err(cx.unsupported("column default values", next.span.offset))
     } else {
         Err(cx.cur.expected(
             "`TYPE`, `SET DATA TYPE`, `COMMENT`, `FIRST`, `AFTER`, `SET NOT NULL` or `DROP NOT NULL`",

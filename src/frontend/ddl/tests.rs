@@ -689,6 +689,9 @@ fn trino_add_column_forms() {
     );
     let (kind, _) = one("ALTER TABLE t ADD COLUMN b bigint LAST", Trino);
     assert_eq!(kind, add("", new_field("b", prim(P::Long)), None));
+    let (e, snip) = error("ALTER TABLE t ADD COLUMNS a int", Trino);
+    assert_eq!((e.kind, snip.as_str()), (DdlErrorKind::Syntax, "COLUMNS"));
+    assert_eq!(e.message, "expected `COLUMN`, found `COLUMNS`");
     // Trino adds one column per statement.
     let (e, snip) = error("ALTER TABLE t ADD COLUMN a int, b int", Trino);
     assert_eq!((e.kind, snip.as_str()), (DdlErrorKind::Syntax, ","));
@@ -1127,6 +1130,22 @@ ALTER TABLE db.t DROP COLUMN old";
 }
 
 #[test]
+fn spans_are_bytes_across_unicode_tabs_and_crlf() {
+    let text = "-- größe\r\n\tALTER TABLE t\r\n\tADD COLUMN größe\tdécimal;\r\nALTER TABLE t ADD COLUMN ñ int";
+    let (statements, errors) = parse(text, Spark);
+    assert_eq!(errors.len(), 1);
+    assert_eq!(snippet(text, errors[0].span), "décimal");
+    assert_eq!(statements.len(), 1);
+    let StatementKind::Alter(changes) = &statements[0].kind else {
+        panic!("not an alter")
+    };
+    assert_eq!(snippet(text, changes[0].origin.focus), "ñ int");
+    let text = "ALTER TABLE t\r\n  ADD COLUMN \"ä.b\" row(\"ü\" varchar)";
+    let (_, focus) = one(text, Trino);
+    assert_eq!(focus, "\"ä.b\" row(\"ü\" varchar)");
+}
+
+#[test]
 fn unknown_statements_are_located_errors() {
     let text = "INSERT INTO t VALUES (1)";
     let (e, snip) = error(text, Spark);
@@ -1212,6 +1231,14 @@ fn syntax_errors_are_located() {
         (e.kind, snip.as_str()),
         (DdlErrorKind::Unsupported, "DEFAULT")
     );
+
+    let (e, snip) = error("ALTER TABLE t ALTER COLUMN a SET DEFAULT 1", Spark);
+    assert_eq!(
+        (e.kind, snip.as_str()),
+        (DdlErrorKind::Unsupported, "SET DEFAULT 1")
+    );
+    let (e, snip) = error("ALTER TABLE t ALTER COLUMN a SET foo", Spark);
+    assert_eq!((e.kind, snip.as_str()), (DdlErrorKind::Syntax, "SET"));
 
     let (e, snip) = error("ALTER TABLE t RENAME COLUMN a TO b.c", Spark);
     assert_eq!((e.kind, snip.as_str()), (DdlErrorKind::Invalid, "b.c"));
