@@ -122,6 +122,11 @@ impl SqlDialect for SparkSql {
         true
     }
 
+    /// Spark and Hive identifiers may start with digits (`2nd_score`).
+    fn supports_numeric_prefix(&self) -> bool {
+        true
+    }
+
     fn supports_nested_comments(&self) -> bool {
         true
     }
@@ -163,6 +168,11 @@ impl SqlDialect for HiveSql {
     }
 
     fn supports_string_literal_backslash_escape(&self) -> bool {
+        true
+    }
+
+    /// Spark and Hive identifiers may start with digits (`2nd_score`).
+    fn supports_numeric_prefix(&self) -> bool {
         true
     }
 }

@@ -147,8 +147,22 @@ fn spark_add_columns_lists_with_and_without_parentheses() {
             "{text}"
         );
     }
-    let (kind, _) = one("ALTER TABLE t ADD COLUMNS c date", Spark);
+    let (kind, focus) = one("ALTER TABLE t ADD COLUMNS c date", Spark);
+    assert_eq!(focus, "c date");
     assert_eq!(kind, add("", new_field("c", prim(P::Date)), None));
+    // Spark identifiers may start with digits.
+    let (kind, _) = one(
+        "ALTER TABLE t ADD COLUMN 2nd_score int AFTER 1st_score",
+        Spark,
+    );
+    assert_eq!(
+        kind,
+        add(
+            "",
+            new_field("2nd_score", prim(P::Int)),
+            Some(Position::After("1st_score".into()))
+        )
+    );
 }
 
 #[test]
