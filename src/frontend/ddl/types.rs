@@ -310,7 +310,8 @@ fn map(key: Type, value: Type) -> Type {
     })
 }
 
-/// `(n)` after `varchar`, `char`, `time`, `timestamp`: read, range-checked by the caller.
+/// `(n)` after `varchar`, `char`, `time`, `timestamp`. Lengths do not matter to Iceberg (all
+/// are `string`); only a timestamp precision is checked, by its caller.
 fn optional_length(cur: &mut Cursor) -> PResult<Option<u64>> {
     if cur.eat(&Token::LParen).is_none() {
         return Ok(None);
