@@ -54,6 +54,10 @@ pub fn run(args: &ApplyArgs, out: &mut dyn Write) -> Result<bool, Failure> {
             (render_new_table(new_metadata, &new_uuid()), output.clone())
         }
     };
+    if let Some(parent) = target.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| Failure::Message(format!("cannot create `{}`: {e}", parent.display())))?;
+    }
     write_atomically(&target, text.as_bytes())
         .map_err(|e| Failure::Message(format!("cannot write `{}`: {e}", target.display())))?;
     if args.output.is_none()
