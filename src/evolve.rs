@@ -24,7 +24,10 @@ pub enum ProblemKind {
     },
     /// An add or rename collides with a sibling's name.
     DuplicateName { path: String, existing_id: FieldId },
-    /// The change is one the Iceberg model cannot express (add to a primitive, drop a map key...).
+    /// A change to the shape of a nested type Iceberg forbids: a map key altered, a list element or
+    /// map value dropped, a field moved to another struct.
+    NestedStructure,
+    /// Any other change the Iceberg model cannot express (add to a primitive, rename an element...).
     InvalidChange,
 }
 
@@ -45,16 +48,52 @@ pub struct Assigned {
     pub field_id: FieldId,
 }
 
-/// A change as it was applied, resolved to the field id it touched, for reports.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What an applied change did, in the vocabulary of reports and rules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AppliedKind {
+    Add,
+    Rename,
+    UpdateType,
+    SetRequired,
+    SetOptional,
+    UpdateDoc,
+    Move,
+    Drop,
+    SetIdentifierFields,
+    DropIdentifierFields,
+}
+
+impl AppliedKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AppliedKind::Add => "add",
+            AppliedKind::Rename => "rename",
+            AppliedKind::UpdateType => "update-type",
+            AppliedKind::SetRequired => "set-required",
+            AppliedKind::SetOptional => "set-optional",
+            AppliedKind::UpdateDoc => "update-doc",
+            AppliedKind::Move => "move",
+            AppliedKind::Drop => "drop",
+            AppliedKind::SetIdentifierFields => "set-identifier-fields",
+            AppliedKind::DropIdentifierFields => "drop-identifier-fields",
+        }
+    }
+}
+
+/// A change as it was applied, resolved to the field id it touched: the field as it was just
+/// before the change and just after it, where the change came from, and which statement (schema
+/// update) it belongs to. Rules judge these; reports list them.
+#[derive(Debug, Clone)]
 pub struct Applied {
-    /// `add`, `rename`, `update-type`, `set-required`, `set-optional`, `update-doc`, `move`,
-    /// `drop`, `set-identifier-fields`.
-    pub kind: &'static str,
+    pub kind: AppliedKind,
     pub field_id: Option<FieldId>,
     pub path: String,
     pub from: Option<String>,
     pub to: Option<String>,
+    pub origin: Option<Origin>,
+    pub statement: usize,
+    pub before: Option<FieldInfo>,
+    pub after: Option<FieldInfo>,
 }
 
 #[derive(Debug, Clone)]
@@ -75,11 +114,20 @@ pub fn evolve<'c>(
     let mut assigned = Vec::new();
     let mut applied = Vec::new();
     let mut problems = Vec::new();
-    for changes in statements {
+    for (statement, changes) in statements.into_iter().enumerate() {
         let mut update = Update::new(&metadata);
         for change in changes {
+            let before = update.schema().index_by_id();
             match update.apply(change) {
-                Ok(record) => applied.push(record),
+                Ok(mut record) => {
+                    if let Some(id) = record.field_id {
+                        record.before = before.get(&id).cloned();
+                        record.after = update.schema().field_by_id(id);
+                    }
+                    record.origin = Some(change.origin.clone());
+                    record.statement = statement;
+                    applied.push(record);
+                }
                 Err(problem) => problems.push(*problem),
             }
         }
@@ -156,17 +204,33 @@ struct Update {
 type Outcome = Result<Applied, Box<Problem>>;
 
 fn record(
-    kind: &'static str,
+    kind: AppliedKind,
     target: &FieldInfo,
     from: Option<String>,
     to: Option<String>,
 ) -> Applied {
-    Applied {
-        kind,
-        field_id: Some(target.id),
-        path: target.path.clone(),
-        from,
-        to,
+    Applied::new(kind, Some(target.id), target.path.clone(), from, to)
+}
+
+impl Applied {
+    fn new(
+        kind: AppliedKind,
+        field_id: Option<FieldId>,
+        path: String,
+        from: Option<String>,
+        to: Option<String>,
+    ) -> Applied {
+        Applied {
+            kind,
+            field_id,
+            path,
+            from,
+            to,
+            origin: None,
+            statement: 0,
+            before: None,
+            after: None,
+        }
     }
 }
 
@@ -220,6 +284,7 @@ impl Update {
     }
 
     fn apply(&mut self, change: &Change) -> Outcome {
+        self.refuse_map_key_changes(change)?;
         match &change.kind {
             ChangeKind::AddField {
                 parent,
@@ -238,9 +303,9 @@ impl Update {
                 });
                 let word = |r: bool| if r { "required" } else { "optional" };
                 let kind = if *required {
-                    "set-required"
+                    AppliedKind::SetRequired
                 } else {
-                    "set-optional"
+                    AppliedKind::SetOptional
                 };
                 Ok(record(
                     kind,
@@ -267,7 +332,7 @@ impl Update {
                     }
                 });
                 Ok(record(
-                    "update-doc",
+                    AppliedKind::UpdateDoc,
                     &target,
                     target.doc.clone(),
                     doc.clone(),
@@ -288,13 +353,13 @@ impl Update {
                     .collect::<Vec<_>>()
                     .join(", ");
                 self.identifiers = ids;
-                Ok(Applied {
-                    kind: "set-identifier-fields",
-                    field_id: None,
-                    path: names.clone(),
-                    from: None,
-                    to: Some(names),
-                })
+                Ok(Applied::new(
+                    AppliedKind::SetIdentifierFields,
+                    None,
+                    names.clone(),
+                    None,
+                    Some(names),
+                ))
             }
             ChangeKind::DropIdentifierFields { paths } => {
                 for path in paths {
@@ -313,13 +378,13 @@ impl Update {
                     .map(FieldPath::dotted)
                     .collect::<Vec<_>>()
                     .join(", ");
-                Ok(Applied {
-                    kind: "drop-identifier-fields",
-                    field_id: None,
-                    path: names.clone(),
-                    from: Some(names),
-                    to: None,
-                })
+                Ok(Applied::new(
+                    AppliedKind::DropIdentifierFields,
+                    None,
+                    names.clone(),
+                    Some(names),
+                    None,
+                ))
             }
         }
     }
@@ -409,13 +474,13 @@ impl Update {
         self.with_struct(parent_id, |fields| {
             fields.insert(index.min(fields.len()), field)
         });
-        Ok(Applied {
-            kind: "add",
-            field_id: Some(id),
-            path: full_path,
-            from: None,
+        Ok(Applied::new(
+            AppliedKind::Add,
+            Some(id),
+            full_path,
+            None,
             to,
-        })
+        ))
     }
 
     fn rename(&mut self, change: &Change, path: &FieldPath, new_name: &str) -> Outcome {
@@ -461,7 +526,7 @@ impl Update {
         }
         let new_path = join(&parent_path(&target.path), new_name);
         Ok(record(
-            "rename",
+            AppliedKind::Rename,
             &target,
             Some(target.path.clone()),
             Some(new_path),
@@ -492,7 +557,7 @@ impl Update {
         });
         self.set_member_type(target.id, new_type);
         Ok(record(
-            "update-type",
+            AppliedKind::UpdateType,
             &target,
             Some(target.field_type.to_string()),
             Some(new_type.to_string()),
@@ -525,20 +590,20 @@ impl Update {
             Position::After(r) => format!("after {r}"),
             Position::Before(r) => format!("before {r}"),
         };
-        Ok(record("move", &target, None, Some(to)))
+        Ok(record(AppliedKind::Move, &target, None, Some(to)))
     }
 
     fn drop_field(&mut self, change: &Change, path: &FieldPath, if_exists: bool) -> Outcome {
         let target = match self.resolve(change, path) {
             Ok(target) => target,
             Err(_) if if_exists => {
-                return Ok(Applied {
-                    kind: "drop",
-                    field_id: None,
-                    path: path.dotted(),
-                    from: None,
-                    to: None,
-                });
+                return Ok(Applied::new(
+                    AppliedKind::Drop,
+                    None,
+                    path.dotted(),
+                    None,
+                    None,
+                ));
             }
             Err(problem) => return Err(problem),
         };
@@ -549,7 +614,7 @@ impl Update {
             MemberKind::MapValue => Some("Cannot delete value type from map"),
         };
         if let Some(message) = refused {
-            return Err(invalid(
+            return Err(nested(
                 change,
                 &target,
                 format!("{message}: `{}`", target.path),
@@ -559,11 +624,44 @@ impl Update {
             fields.retain(|f| f.id != target.id)
         });
         Ok(record(
-            "drop",
+            AppliedKind::Drop,
             &target,
             Some(target.field_type.to_string()),
             None,
         ))
+    }
+
+    /// Map keys are immutable in Iceberg (Java: "Cannot alter map keys"): a change to a key or to
+    /// anything inside one is refused, whatever the change.
+    fn refuse_map_key_changes(&self, change: &Change) -> Result<(), Box<Problem>> {
+        let Some(path) = change.path() else {
+            return Ok(());
+        };
+        if path.0.is_empty() {
+            return Ok(());
+        }
+        let Ok(target) = self.resolve(change, path) else {
+            return Ok(());
+        };
+        let index = self.schema().index_by_id();
+        let mut current = Some(&target);
+        while let Some(info) = current {
+            if info.kind == MemberKind::MapKey {
+                let place = if info.id == target.id {
+                    "the key"
+                } else {
+                    "inside the key"
+                };
+                let message = format!(
+                    "Cannot alter map keys: `{}` is {place} of map `{}`",
+                    target.path,
+                    parent_path(&info.path)
+                );
+                return Err(nested(change, &target, message));
+            }
+            current = info.parent_id.and_then(|id| index.get(&id));
+        }
+        Ok(())
     }
 
     /// Java's `Schema.validateIdentifierField` rules.
@@ -650,7 +748,7 @@ impl Update {
         target: &FieldInfo,
     ) -> Result<(FieldId, String), Box<Problem>> {
         if target.kind == MemberKind::MapKey {
-            return Err(invalid(
+            return Err(nested(
                 change,
                 target,
                 format!("Cannot add fields to map keys: {}", target.path),
@@ -892,6 +990,15 @@ fn parent_path(path: &str) -> String {
     path.rsplit_once('.')
         .map(|(p, _)| p.to_string())
         .unwrap_or_default()
+}
+
+fn nested(change: &Change, target: &FieldInfo, message: String) -> Box<Problem> {
+    let mut problem = invalid(change, target, message);
+    problem.kind = ProblemKind::NestedStructure;
+    problem.help = Some(
+        "add a new column with the new shape and backfill it; Iceberg readers cannot reinterpret map keys, list elements or map values in place".into(),
+    );
+    problem
 }
 
 fn invalid(change: &Change, target: &FieldInfo, message: String) -> Box<Problem> {
@@ -1240,33 +1347,46 @@ mod tests {
             ],
             4,
         );
-        for bad in [
-            add("id", "x", prim(P::Int)),
+        let drop = |p: &str| {
             change(ChangeKind::Drop {
-                path: path("m.key"),
+                path: path(p),
                 if_exists: false,
-            }),
-            change(ChangeKind::Drop {
-                path: path("m.value"),
-                if_exists: false,
-            }),
-            change(ChangeKind::UpdateType {
-                path: path("m"),
-                new_type: P::String,
-            }),
-            change(ChangeKind::Rename {
-                path: path("m.value"),
-                new_name: "v".into(),
-            }),
-        ] {
+            })
+        };
+        let cases = [
+            (add("id", "x", prim(P::Int)), ProblemKind::InvalidChange),
+            (
+                change(ChangeKind::UpdateType {
+                    path: path("m"),
+                    new_type: P::String,
+                }),
+                ProblemKind::InvalidChange,
+            ),
+            (
+                change(ChangeKind::Rename {
+                    path: path("m.value"),
+                    new_name: "v".into(),
+                }),
+                ProblemKind::InvalidChange,
+            ),
+            (drop("m.key"), ProblemKind::NestedStructure),
+            (drop("m.value"), ProblemKind::NestedStructure),
+            (
+                change(ChangeKind::UpdateType {
+                    path: path("m.key"),
+                    new_type: P::Binary,
+                }),
+                ProblemKind::NestedStructure,
+            ),
+            (
+                add("m.key", "x", prim(P::Int)),
+                ProblemKind::NestedStructure,
+            ),
+        ];
+        for (bad, expected) in cases {
             let e = one(&base, vec![bad.clone()]);
             assert_eq!(e.problems.len(), 1, "{:?}", bad.kind);
-            assert_eq!(
-                e.problems[0].kind,
-                ProblemKind::InvalidChange,
-                "{:?}",
-                bad.kind
-            );
+            assert_eq!(e.problems[0].kind, expected, "{:?}", bad.kind);
         }
     }
 

@@ -142,6 +142,7 @@ fn finding_from_problem(problem: &Problem, table: &str) -> Finding {
     let rule = match problem.kind {
         ProblemKind::UnknownField { .. } => "unknown-field",
         ProblemKind::DuplicateName { .. } => "duplicate-name",
+        ProblemKind::NestedStructure => "nested-structure-change",
         ProblemKind::InvalidChange => "invalid-change",
     };
     Finding {

@@ -74,7 +74,12 @@ fn write_changes(run: &Run<'_>, out: &mut dyn Write) -> io::Result<()> {
             (Some(from), None) => format!(": was {from}"),
             (None, None) => String::new(),
         };
-        writeln!(out, "  {} {}{id}{detail}", change.kind, change.path)?;
+        writeln!(
+            out,
+            "  {} {}{id}{detail}",
+            change.kind.as_str(),
+            change.path
+        )?;
     }
     let nested: Vec<String> = judgement
         .evolution

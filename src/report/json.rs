@@ -33,7 +33,7 @@ pub fn write(run: &Run<'_>, out: &mut dyn Write) -> io::Result<()> {
         .applied
         .iter()
         .map(|c| {
-            json!({"table": judgement.table, "kind": c.kind, "field_id": c.field_id, "path": c.path, "from": c.from, "to": c.to})
+            json!({"table": judgement.table, "kind": c.kind.as_str(), "field_id": c.field_id, "path": c.path, "from": c.from, "to": c.to})
         })
         .collect();
     let metadata = &judgement.evolution.metadata;
