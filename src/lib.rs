@@ -8,3 +8,4 @@ pub mod change;
 pub mod frontend;
 pub mod iceberg;
 pub mod json;
+pub mod yaml;
