@@ -2,10 +2,17 @@
 //!
 //! Data flows one way: committed metadata becomes a [`iceberg::metadata::TableMetadata`]; a
 //! proposal becomes [`change::Statement`]s through a [`frontend`]; [`evolve`] applies them and
-//! assigns field ids as Iceberg does; findings and the new metadata come out at the end.
+//! assigns field ids as Iceberg does; [`finding::Finding`]s and the new metadata come out at the
+//! end, through [`report`] and [`commands`].
 
 pub mod change;
+pub mod cli;
+pub mod commands;
+pub mod evolve;
+pub mod finding;
 pub mod frontend;
 pub mod iceberg;
 pub mod json;
+pub mod repo;
+pub mod report;
 pub mod yaml;

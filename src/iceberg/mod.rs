@@ -1,5 +1,11 @@
 //! The Iceberg table model, pure: types, schemas, metadata, partition specs, sort orders and name
 //! mappings, with the spec's JSON forms. Nothing here touches the file system.
 
+pub mod codec;
+pub mod metadata;
+pub mod name_mapping;
+pub mod new_table;
+pub mod partition;
 pub mod schema;
+pub mod sort;
 pub mod types;

@@ -167,8 +167,9 @@ impl fmt::Display for PrimitiveType {
             PrimitiveType::Long => f.write_str("long"),
             PrimitiveType::Float => f.write_str("float"),
             PrimitiveType::Double => f.write_str("double"),
+            // Both reference writers (Java and PyIceberg) put a space after the comma.
             PrimitiveType::Decimal { precision, scale } => {
-                write!(f, "decimal({precision},{scale})")
+                write!(f, "decimal({precision}, {scale})")
             }
             PrimitiveType::Date => f.write_str("date"),
             PrimitiveType::Time => f.write_str("time"),

@@ -1,1 +1,170 @@
-//! Spark/Trino DDL front-end.
+//! The DDL front-end: a SQL migration file (Spark, Trino or Hive) becomes
+//! [`Statement`](crate::change::Statement)s of [`Change`](crate::change::Change)s.
+//!
+//! Data flow: the whole file is tokenized once with sqlparser's tokenizer under our own
+//! sqlparser dialect (`dialect.rs`); token locations become byte offsets (`lines.rs`). The token
+//! stream is cut at every `;` into statements, and each statement gets its own sqlparser
+//! `Parser`, which our grammar (`statement.rs`, `alter.rs`, `create.rs`, `types.rs`) drives
+//! token by token through a cursor (`cursor.rs`). sqlparser parses none of the Iceberg forms, and
+//! its AST has no place for ours, so rather than smuggling our statements through its
+//! `Dialect::parse_statement` hook we drive the parser ourselves, and only hand a statement to
+//! sqlparser's `parse_statement` when it is not one we model, to name it in the error.
+//!
+//! Errors never stop the file: a statement that fails yields one located error and parsing
+//! resumes at the next `;`. A tokenizer error (an unterminated string) drops the statement it is
+//! in and tokenizing resumes after the next `;` in the text.
+
+mod alter;
+mod create;
+mod cursor;
+mod dialect;
+mod error;
+mod lines;
+mod statement;
+mod types;
+
+#[cfg(test)]
+mod tests;
+
+use sqlparser::tokenizer::{Token, TokenWithSpan, Tokenizer};
+
+pub use dialect::{Dialect, UnknownDialect};
+pub use error::{DdlError, DdlErrorKind, DdlErrors};
+
+use crate::change::{Source, Span, Statement};
+use cursor::Cursor;
+use lines::LineIndex;
+
+/// Parses a DDL file. Every statement must be one fieldgate models; all the file's errors are
+/// returned together.
+pub fn parse_sql(source: Source, dialect: Dialect) -> Result<Vec<Statement>, DdlErrors> {
+    let (statements, errors) = parse_sql_recovering(&source, dialect);
+    if errors.is_empty() {
+        Ok(statements)
+    } else {
+        Err(DdlErrors::new(source, errors))
+    }
+}
+
+/// Parses a DDL file, keeping the statements that parsed next to the errors of those that did
+/// not (errors in file order).
+pub fn parse_sql_recovering(source: &Source, dialect: Dialect) -> (Vec<Statement>, Vec<DdlError>) {
+    let text = source.text.as_str();
+    let lines = LineIndex::new(text);
+    let (tokens, mut errors) = tokenize(text, &lines, dialect);
+    let mut statements = Vec::new();
+    for group in split_statements(tokens) {
+        let Some((start, end)) = statement_bounds(&group, &lines) else {
+            // Only whitespace and comments: an empty statement.
+            continue;
+        };
+        let mut cx = statement::Stmt {
+            cur: Cursor::new(group, dialect, &lines, start, end),
+            source,
+            span: Span::from_range(start, end),
+        };
+        match statement::statement(&mut cx) {
+            Ok(statement) => statements.push(statement),
+            Err(error) => errors.push(error),
+        }
+    }
+    errors.sort_by_key(|e| e.span.offset);
+    (statements, errors)
+}
+
+/// Tokenizes the whole text. On a tokenizer error, the tokens of the statement it interrupted
+/// are dropped, the error is recorded, and tokenizing resumes after the next `;` of the raw text
+/// (for an unterminated string, the likeliest end of the statement the user meant).
+fn tokenize(
+    text: &str,
+    lines: &LineIndex,
+    dialect: Dialect,
+) -> (Vec<TokenWithSpan>, Vec<DdlError>) {
+    let mut tokens: Vec<TokenWithSpan> = Vec::new();
+    let mut errors = Vec::new();
+    let mut base = 0;
+    while let Some(rest) = text.get(base..) {
+        let base_location = lines.location(base);
+        let mut buf = Vec::new();
+        let result = Tokenizer::new(dialect.sql(), rest).tokenize_with_location_into_buf(&mut buf);
+        tokens.extend(buf.into_iter().map(|mut t| {
+            t.span.start = lines::rebase(t.span.start, base_location);
+            t.span.end = lines::rebase(t.span.end, base_location);
+            t
+        }));
+        let Err(error) = result else { break };
+        let at = lines
+            .offset(lines::rebase(error.location, base_location))
+            .unwrap_or(text.len())
+            .max(base);
+        let keep = tokens
+            .iter()
+            .rposition(|t| t.token == Token::SemiColon)
+            .map_or(0, |i| i + 1);
+        tokens.truncate(keep);
+        let after = text.get(at..).unwrap_or("");
+        let semicolon = after.find(';');
+        let line_end = after
+            .find('\n')
+            .map(|i| after[..i].trim_end_matches('\r').len());
+        let len = match (semicolon, line_end) {
+            (Some(a), Some(b)) => a.min(b),
+            (Some(a), None) => a,
+            (None, Some(b)) => b,
+            (None, None) => after.len(),
+        };
+        errors.push(lexical_error(&error.message, Span::new(at, len), dialect));
+        match semicolon {
+            Some(i) => base = at + i + 1,
+            None => break,
+        }
+    }
+    (tokens, errors)
+}
+
+fn lexical_error(message: &str, span: Span, dialect: Dialect) -> DdlError {
+    let error = DdlError::new(DdlErrorKind::Lexical, span, lowercase_first(message));
+    if !message.starts_with("Unterminated string") {
+        return error;
+    }
+    // Spark and Hive strings escape with a backslash (`''` is two adjacent strings there).
+    let escaped = match dialect {
+        Dialect::Trino => "''",
+        Dialect::Spark | Dialect::Hive => "\\'",
+    };
+    error.with_help(format!(
+        "a string runs to the next unescaped quote; write a quote inside a string as `{escaped}`"
+    ))
+}
+
+fn lowercase_first(message: &str) -> String {
+    let mut chars = message.chars();
+    match chars.next() {
+        Some(first) => first.to_lowercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+/// Cuts the token stream at each `;` (the `;` itself belongs to no statement). Every `;` token
+/// separates: strings and comments are single tokens already, and DDL has no blocks.
+fn split_statements(tokens: Vec<TokenWithSpan>) -> Vec<Vec<TokenWithSpan>> {
+    let mut groups = vec![Vec::new()];
+    for token in tokens {
+        if token.token == Token::SemiColon {
+            groups.push(Vec::new());
+        } else if let Some(group) = groups.last_mut() {
+            group.push(token);
+        }
+    }
+    groups
+}
+
+/// The byte range from the first to the last token that is not whitespace or a comment.
+fn statement_bounds(group: &[TokenWithSpan], lines: &LineIndex) -> Option<(usize, usize)> {
+    let significant = |t: &&TokenWithSpan| !matches!(t.token, Token::Whitespace(_));
+    let first = group.iter().find(significant)?;
+    let last = group.iter().rev().find(significant)?;
+    let start = lines.offset(first.span.start)?;
+    let end = lines.offset(last.span.end)?;
+    (start <= end).then_some((start, end))
+}

@@ -1,0 +1,98 @@
+//! The command line as the user types it: clap derive structs only. Flag doc comments are the
+//! `--help` text.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "fieldgate",
+    version,
+    about = "Schema-migration linter and CI gate for Apache Iceberg tables"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Judge proposed DDL against a table's committed metadata; write nothing.
+    Lint(LintArgs),
+    /// Like lint, then on pass write the new metadata with field ids assigned as Iceberg does.
+    Apply(ApplyArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ProposalArgs {
+    /// Proposal files: `.sql` migrations (Spark or Trino DDL).
+    #[arg(required = true, value_name = "FILES")]
+    pub files: Vec<PathBuf>,
+
+    /// The table's metadata: a `*.metadata.json` file or a table directory in the Hadoop layout.
+    /// Omit it when the proposal starts with CREATE TABLE.
+    #[arg(long, value_name = "PATH")]
+    pub metadata: Option<PathBuf>,
+
+    /// The table the statements must name; by default any one name is accepted for the table.
+    #[arg(long, value_name = "NAME")]
+    pub table: Option<String>,
+
+    /// The SQL dialect of the migrations.
+    #[arg(long, value_enum, default_value_t = DialectArg::Spark)]
+    pub dialect: DialectArg,
+}
+
+#[derive(Debug, Args)]
+pub struct LintArgs {
+    #[command(flatten)]
+    pub proposal: ProposalArgs,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = FormatArg::Human)]
+    pub format: FormatArg,
+
+    /// The lowest severity that fails the run (exit code 1).
+    #[arg(long, value_enum, default_value_t = FailOnArg::Error)]
+    pub fail_on: FailOnArg,
+}
+
+#[derive(Debug, Args)]
+#[command(group = clap::ArgGroup::new("destination").required(true).args(["output", "write"]))]
+pub struct ApplyArgs {
+    #[command(flatten)]
+    pub lint: LintArgs,
+
+    /// Write the new metadata to this file.
+    #[arg(short = 'o', long = "output", value_name = "OUT")]
+    pub output: Option<PathBuf>,
+
+    /// Replace the metadata in place (a table directory gets the next vN.metadata.json and its
+    /// version hint), atomically.
+    #[arg(long)]
+    pub write: bool,
+
+    /// Write even when findings reach --fail-on (the findings are still reported).
+    #[arg(long)]
+    pub force: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DialectArg {
+    Spark,
+    Trino,
+    Hive,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FormatArg {
+    Human,
+    Json,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FailOnArg {
+    Error,
+    Warning,
+}

@@ -1,0 +1,121 @@
+//! `fieldgate apply`: lint, then on pass write the new metadata atomically. A table directory in
+//! the Hadoop layout gets the next `vN.metadata.json` and then its version hint, so a reader that
+//! follows the hint never sees a version that is not fully written.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::cli::ApplyArgs;
+use crate::commands::failure::Failure;
+use crate::commands::lint::{now_ms, passes, write_report};
+use crate::commands::pipeline::judge;
+use crate::iceberg::metadata::patch;
+use crate::iceberg::new_table::render_new_table;
+use crate::repo::atomic::write_atomically;
+use crate::report::Run;
+
+pub fn run(args: &ApplyArgs, out: &mut dyn Write) -> Result<bool, Failure> {
+    let now = now_ms();
+    let location = default_location(args.output.as_deref());
+    let judgement = judge(&args.lint.proposal, location, now)?;
+    let passed = passes(&judgement, args.lint.fail_on);
+    write_report(
+        &Run {
+            judgement: &judgement,
+            passed,
+        },
+        args.lint.format,
+        out,
+    )
+    .map_err(|e| Failure::Message(format!("cannot write the report: {e}")))?;
+    // A change Iceberg cannot express has no metadata to write, whatever --force says.
+    if !judgement.evolution.problems.is_empty() || (!passed && !args.force) {
+        return Ok(false);
+    }
+
+    let new_metadata = &judgement.evolution.metadata;
+    let (text, target) = match &judgement.base {
+        Some(base) => {
+            let text = patch(&base.source.text, &base.metadata, new_metadata, now)
+                .map_err(Failure::Message)?;
+            let target = match (&args.output, &base.location.hadoop) {
+                (Some(output), _) => output.clone(),
+                (None, Some(hadoop)) => hadoop.version_file(hadoop.version + 1),
+                (None, None) => base.location.metadata_file.clone(),
+            };
+            (text, target)
+        }
+        None => {
+            let Some(output) = &args.output else {
+                return Err(Failure::Message(
+                    "a new table has no metadata file to replace: give -o OUT".into(),
+                ));
+            };
+            (render_new_table(new_metadata, &new_uuid()), output.clone())
+        }
+    };
+    if let Some(parent) = target.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| Failure::Message(format!("cannot create `{}`: {e}", parent.display())))?;
+    }
+    write_atomically(&target, text.as_bytes())
+        .map_err(|e| Failure::Message(format!("cannot write `{}`: {e}", target.display())))?;
+    if args.output.is_none()
+        && let Some(hadoop) = judgement
+            .base
+            .as_ref()
+            .and_then(|b| b.location.hadoop.as_ref())
+    {
+        let hint = format!("{}\n", hadoop.version + 1);
+        write_atomically(&hadoop.hint_file(), hint.as_bytes()).map_err(|e| {
+            Failure::Message(format!(
+                "cannot write `{}`: {e}",
+                hadoop.hint_file().display()
+            ))
+        })?;
+    }
+    Ok(passed || args.force)
+}
+
+/// A created table lives where its metadata goes: the directory above `metadata/`, if the output
+/// is in one, else the output's directory.
+fn default_location(output: Option<&Path>) -> String {
+    let dir = output
+        .and_then(Path::parent)
+        .filter(|p| !p.as_os_str().is_empty())
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("."));
+    let dir = std::path::absolute(&dir).unwrap_or(dir);
+    let table_dir = if dir.file_name().is_some_and(|n| n == "metadata") {
+        dir.parent().map(Path::to_path_buf).unwrap_or(dir)
+    } else {
+        dir
+    };
+    table_dir.display().to_string()
+}
+
+/// A random (version 4) UUID for a new table, from the OS's entropy source; where there is none,
+/// the clock and process id still make a collision practically impossible for one user.
+fn new_uuid() -> String {
+    use std::io::Read;
+    let mut bytes = [0u8; 16];
+    let random = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bytes));
+    if random.is_err() {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        bytes[..12].copy_from_slice(&nanos.to_le_bytes()[..12]);
+        bytes[12..].copy_from_slice(&std::process::id().to_le_bytes());
+    }
+    bytes[6] = (bytes[6] & 0x0f) | 0x40;
+    bytes[8] = (bytes[8] & 0x3f) | 0x80;
+    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    format!(
+        "{}-{}-{}-{}-{}",
+        &hex[0..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..32]
+    )
+}

@@ -1,0 +1,7 @@
+//! One module per subcommand; each wires the pipeline and does the I/O.
+
+pub mod apply;
+pub mod failure;
+pub mod input;
+pub mod lint;
+pub mod pipeline;

@@ -1,0 +1,1454 @@
+//! Applies statements of `Change`s to a table and assigns new field ids exactly as Iceberg Java
+//! (`SchemaUpdate` + `AssignFreshIds`) and PyIceberg (`UpdateSchema` + `_SetFreshIDs`) do:
+//! ids continue from `last-column-id + 1`; an added column takes its id first, then its nested
+//! type is numbered breadth-first per struct (all direct children, then each child's subtree;
+//! a list's element then its subtree; a map's key id, value id, then key subtree, value subtree).
+//! iceberg-rust numbers depth-first and is deliberately not followed.
+//!
+//! Each statement is one schema update, as one `ALTER TABLE` is one commit in an engine: it
+//! yields a new schema (or reuses the id of an identical earlier one), `last-column-id` never goes
+//! down, and the name mapping, when the table has one, follows renames and adds.
+
+use crate::change::{Change, ChangeKind, FieldPath, NewField, Origin, Position};
+use crate::iceberg::metadata::TableMetadata;
+use crate::iceberg::schema::{Field, FieldInfo, MemberKind, Schema};
+use crate::iceberg::types::{FieldId, MAX_USER_FIELD_ID, PrimitiveType, StructType, Type};
+
+/// Why a change cannot be applied to the table at all.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ProblemKind {
+    /// The change names a field that does not exist; `suggestion` is the closest existing path.
+    UnknownField {
+        path: String,
+        suggestion: Option<String>,
+    },
+    /// An add or rename collides with a sibling's name.
+    DuplicateName { path: String, existing_id: FieldId },
+    /// A change to the shape of a nested type Iceberg forbids: a map key altered, a list element or
+    /// map value dropped, a field moved to another struct.
+    NestedStructure,
+    /// Any other change the Iceberg model cannot express (add to a primitive, rename an element...).
+    InvalidChange,
+}
+
+#[derive(Debug, Clone)]
+pub struct Problem {
+    pub kind: ProblemKind,
+    pub message: String,
+    pub help: Option<String>,
+    pub origin: Origin,
+    pub field_id: Option<FieldId>,
+    pub path: Option<String>,
+}
+
+/// A field id handed out by this evolution, for reports.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Assigned {
+    pub path: String,
+    pub field_id: FieldId,
+}
+
+/// What an applied change did, in the vocabulary of reports and rules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AppliedKind {
+    Add,
+    Rename,
+    UpdateType,
+    SetRequired,
+    SetOptional,
+    UpdateDoc,
+    Move,
+    Drop,
+    SetIdentifierFields,
+    DropIdentifierFields,
+}
+
+impl AppliedKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AppliedKind::Add => "add",
+            AppliedKind::Rename => "rename",
+            AppliedKind::UpdateType => "update-type",
+            AppliedKind::SetRequired => "set-required",
+            AppliedKind::SetOptional => "set-optional",
+            AppliedKind::UpdateDoc => "update-doc",
+            AppliedKind::Move => "move",
+            AppliedKind::Drop => "drop",
+            AppliedKind::SetIdentifierFields => "set-identifier-fields",
+            AppliedKind::DropIdentifierFields => "drop-identifier-fields",
+        }
+    }
+}
+
+/// A change as it was applied, resolved to the field id it touched: the field as it was just
+/// before the change and just after it, where the change came from, and which statement (schema
+/// update) it belongs to. Rules judge these; reports list them.
+#[derive(Debug, Clone)]
+pub struct Applied {
+    pub kind: AppliedKind,
+    pub field_id: Option<FieldId>,
+    pub path: String,
+    pub from: Option<String>,
+    pub to: Option<String>,
+    pub origin: Option<Origin>,
+    pub statement: usize,
+    pub before: Option<FieldInfo>,
+    pub after: Option<FieldInfo>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Evolution {
+    pub metadata: TableMetadata,
+    pub assigned: Vec<Assigned>,
+    pub applied: Vec<Applied>,
+    pub problems: Vec<Problem>,
+}
+
+/// Applies each statement's changes, in order, as one schema update each. Problems are
+/// collected; a change with a problem is skipped so later ones are still checked.
+pub fn evolve<'c>(
+    base: &TableMetadata,
+    statements: impl IntoIterator<Item = &'c [Change]>,
+) -> Evolution {
+    let mut metadata = base.clone();
+    let mut assigned = Vec::new();
+    let mut applied = Vec::new();
+    let mut problems = Vec::new();
+    for (statement, changes) in statements.into_iter().enumerate() {
+        let mut update = Update::new(&metadata);
+        for change in changes {
+            let before = update.schema().index_by_id();
+            match update.apply(change) {
+                Ok(mut record) => {
+                    if let Some(id) = record.field_id {
+                        record.before = before.get(&id).cloned();
+                        record.after = update.schema().field_by_id(id);
+                    }
+                    record.origin = Some(change.origin.clone());
+                    record.statement = statement;
+                    applied.push(record);
+                }
+                Err(problem) => problems.push(*problem),
+            }
+        }
+        assigned.append(&mut update.assigned);
+        update.commit(&mut metadata);
+    }
+    Evolution {
+        metadata,
+        assigned,
+        applied,
+        problems,
+    }
+}
+
+/// Fresh ids for a whole new schema (CREATE TABLE): top-level fields from 1, then each nested
+/// type, in the same order as any added column. Returns the highest id used.
+pub fn assign_fresh_schema_ids(fields: &mut [Field]) -> FieldId {
+    let mut next = 1;
+    let mut counter = || {
+        let id = next;
+        next += 1;
+        id
+    };
+    for field in fields.iter_mut() {
+        field.id = counter();
+    }
+    for field in fields.iter_mut() {
+        assign_fresh_ids(&mut field.field_type, &mut counter);
+    }
+    next - 1
+}
+
+fn assign_fresh_ids(field_type: &mut Type, next: &mut impl FnMut() -> FieldId) {
+    match field_type {
+        Type::Primitive(_) => {}
+        Type::Struct(s) => {
+            for field in s.fields.iter_mut() {
+                field.id = next();
+            }
+            for field in s.fields.iter_mut() {
+                assign_fresh_ids(&mut field.field_type, next);
+            }
+        }
+        Type::List(l) => {
+            l.element_id = next();
+            assign_fresh_ids(&mut l.element, next);
+        }
+        Type::Map(m) => {
+            m.key_id = next();
+            m.value_id = next();
+            assign_fresh_ids(&mut m.key, next);
+            assign_fresh_ids(&mut m.value, next);
+        }
+    }
+}
+
+/// Turns a field as written in DDL into a schema field with placeholder ids.
+pub fn field_from_new(new: &NewField) -> Field {
+    Field {
+        doc: new.doc.clone(),
+        ..Field::new(0, new.name.clone(), new.required, new.field_type.clone())
+    }
+}
+
+/// One schema update in progress: a working copy of the current schema.
+struct Update {
+    fields: Vec<Field>,
+    identifiers: Vec<FieldId>,
+    last_column_id: FieldId,
+    mapping: Option<crate::iceberg::name_mapping::NameMapping>,
+    assigned: Vec<Assigned>,
+}
+
+type Outcome = Result<Applied, Box<Problem>>;
+
+fn record(
+    kind: AppliedKind,
+    target: &FieldInfo,
+    from: Option<String>,
+    to: Option<String>,
+) -> Applied {
+    Applied::new(kind, Some(target.id), target.path.clone(), from, to)
+}
+
+impl Applied {
+    fn new(
+        kind: AppliedKind,
+        field_id: Option<FieldId>,
+        path: String,
+        from: Option<String>,
+        to: Option<String>,
+    ) -> Applied {
+        Applied {
+            kind,
+            field_id,
+            path,
+            from,
+            to,
+            origin: None,
+            statement: 0,
+            before: None,
+            after: None,
+        }
+    }
+}
+
+impl Update {
+    fn new(metadata: &TableMetadata) -> Update {
+        let current = metadata.current_schema();
+        Update {
+            fields: current.fields.clone(),
+            identifiers: current.identifier_field_ids.clone(),
+            last_column_id: metadata.last_column_id,
+            mapping: metadata.name_mapping.clone(),
+            assigned: Vec::new(),
+        }
+    }
+
+    fn schema(&self) -> Schema {
+        Schema {
+            schema_id: -1,
+            identifier_field_ids: self.identifiers.clone(),
+            fields: self.fields.clone(),
+        }
+    }
+
+    fn commit(self, metadata: &mut TableMetadata) {
+        let mut schema = self.schema();
+        let index = schema.index_by_id();
+        schema
+            .identifier_field_ids
+            .retain(|id| index.contains_key(id));
+        metadata.last_column_id = metadata
+            .last_column_id
+            .max(self.last_column_id)
+            .max(schema.highest_field_id());
+        metadata.name_mapping = self.mapping;
+        if schema.same_structure(metadata.current_schema()) {
+            return;
+        }
+        // Iceberg reuses the id of an identical earlier schema instead of adding a copy.
+        if let Some(existing) = metadata.schemas.iter().find(|s| s.same_structure(&schema)) {
+            metadata.current_schema_id = existing.schema_id;
+            return;
+        }
+        schema.schema_id = metadata
+            .schemas
+            .iter()
+            .map(|s| s.schema_id)
+            .max()
+            .map_or(0, |m| m + 1);
+        metadata.current_schema_id = schema.schema_id;
+        metadata.schemas.push(schema);
+    }
+
+    fn apply(&mut self, change: &Change) -> Outcome {
+        self.refuse_map_key_changes(change)?;
+        match &change.kind {
+            ChangeKind::AddField {
+                parent,
+                field,
+                position,
+            } => self.add(change, parent, field, position.as_ref()),
+            ChangeKind::Rename { path, new_name } => self.rename(change, path, new_name),
+            ChangeKind::UpdateType { path, new_type } => self.update_type(change, path, new_type),
+            ChangeKind::SetRequired { path, required } => {
+                let target = self.resolve(change, path)?;
+                self.with_member(target.id, |m| match m {
+                    Member::Field(f) => f.required = *required,
+                    Member::Element(required_flag) | Member::Value(required_flag) => {
+                        *required_flag = *required
+                    }
+                });
+                let word = |r: bool| if r { "required" } else { "optional" };
+                let kind = if *required {
+                    AppliedKind::SetRequired
+                } else {
+                    AppliedKind::SetOptional
+                };
+                Ok(record(
+                    kind,
+                    &target,
+                    Some(word(target.required).into()),
+                    Some(word(*required).into()),
+                ))
+            }
+            ChangeKind::UpdateDoc { path, doc } => {
+                let target = self.resolve(change, path)?;
+                if target.kind != MemberKind::StructField {
+                    return Err(invalid(
+                        change,
+                        &target,
+                        format!(
+                            "Cannot set a comment on `{}`: only struct fields have docs",
+                            target.path
+                        ),
+                    ));
+                }
+                self.with_member(target.id, |m| {
+                    if let Member::Field(f) = m {
+                        f.doc = doc.clone();
+                    }
+                });
+                Ok(record(
+                    AppliedKind::UpdateDoc,
+                    &target,
+                    target.doc.clone(),
+                    doc.clone(),
+                ))
+            }
+            ChangeKind::Move { path, position } => self.move_field(change, path, position),
+            ChangeKind::Drop { path, if_exists } => self.drop_field(change, path, *if_exists),
+            ChangeKind::SetIdentifierFields { paths } => {
+                let mut ids = Vec::new();
+                for path in paths {
+                    let target = self.resolve(change, path)?;
+                    self.check_identifier(change, &target)?;
+                    ids.push(target.id);
+                }
+                let names = paths
+                    .iter()
+                    .map(FieldPath::dotted)
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                self.identifiers = ids;
+                Ok(Applied::new(
+                    AppliedKind::SetIdentifierFields,
+                    None,
+                    names.clone(),
+                    None,
+                    Some(names),
+                ))
+            }
+            ChangeKind::DropIdentifierFields { paths } => {
+                for path in paths {
+                    let target = self.resolve(change, path)?;
+                    if !self.identifiers.contains(&target.id) {
+                        return Err(invalid(
+                            change,
+                            &target,
+                            format!("`{}` is not an identifier field", target.path),
+                        ));
+                    }
+                    self.identifiers.retain(|id| *id != target.id);
+                }
+                let names = paths
+                    .iter()
+                    .map(FieldPath::dotted)
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                Ok(Applied::new(
+                    AppliedKind::DropIdentifierFields,
+                    None,
+                    names.clone(),
+                    Some(names),
+                    None,
+                ))
+            }
+        }
+    }
+
+    fn next_id(&mut self, change: &Change) -> Result<FieldId, Box<Problem>> {
+        if self.last_column_id >= MAX_USER_FIELD_ID {
+            return Err(Box::new(Problem {
+                kind: ProblemKind::InvalidChange,
+                message: format!(
+                    "no field id left: ids above {MAX_USER_FIELD_ID} are reserved for metadata columns"
+                ),
+                help: None,
+                origin: change.origin.clone(),
+                field_id: None,
+                path: None,
+            }));
+        }
+        self.last_column_id += 1;
+        Ok(self.last_column_id)
+    }
+
+    fn add(
+        &mut self,
+        change: &Change,
+        parent: &FieldPath,
+        new: &NewField,
+        position: Option<&Position>,
+    ) -> Outcome {
+        // Like Java, adding to a list or map means adding to its element or value struct.
+        let (parent_id, parent_path) = if parent.0.is_empty() {
+            (None, String::new())
+        } else {
+            let target = self.resolve(change, parent)?;
+            let container = self.struct_container(change, &target)?;
+            (Some(container.0), container.1)
+        };
+        let siblings = self.siblings(parent_id);
+        let full_path = join(&parent_path, &new.name);
+        if let Some(existing) = siblings.iter().find(|f| f.name == new.name) {
+            return Err(Box::new(Problem {
+                kind: ProblemKind::DuplicateName { path: full_path.clone(), existing_id: existing.id },
+                message: format!("Cannot add column, name already exists: {full_path} (field id {})", existing.id),
+                help: Some("choose another name, or drop the existing field first if it is really meant to go".into()),
+                origin: change.origin.clone(),
+                field_id: Some(existing.id),
+                path: Some(full_path),
+            }));
+        }
+        let mut field = field_from_new(new);
+        field.id = self.next_id(change)?;
+        let mut overflow = false;
+        let mut last = self.last_column_id;
+        assign_fresh_ids(&mut field.field_type, &mut || {
+            if last >= MAX_USER_FIELD_ID {
+                overflow = true;
+            }
+            last += 1;
+            last
+        });
+        if overflow {
+            return Err(invalid_at(
+                change,
+                format!("no field id left for the members of `{full_path}`"),
+            ));
+        }
+        self.last_column_id = last;
+        let index = match position {
+            None => siblings.len(),
+            Some(position) => self.position_index(change, &siblings, &new.name, position)?,
+        };
+        let added = Schema {
+            schema_id: 0,
+            identifier_field_ids: Vec::new(),
+            fields: vec![field.clone()],
+        };
+        for info in added.walk() {
+            self.assigned.push(Assigned {
+                path: join(&parent_path, &info.path),
+                field_id: info.id,
+            });
+        }
+        if let Some(mapping) = &mut self.mapping {
+            mapping.add(parent_id, &field);
+        }
+        let to = Some(field.field_type.to_string());
+        let id = field.id;
+        self.with_struct(parent_id, |fields| {
+            fields.insert(index.min(fields.len()), field)
+        });
+        Ok(Applied::new(
+            AppliedKind::Add,
+            Some(id),
+            full_path,
+            None,
+            to,
+        ))
+    }
+
+    fn rename(&mut self, change: &Change, path: &FieldPath, new_name: &str) -> Outcome {
+        let target = self.resolve(change, path)?;
+        if target.kind != MemberKind::StructField {
+            return Err(invalid(
+                change,
+                &target,
+                format!(
+                    "Cannot rename `{}`: list elements and map keys/values have fixed names",
+                    target.path
+                ),
+            ));
+        }
+        if let Some(existing) = self
+            .siblings(target.parent_id)
+            .iter()
+            .find(|f| f.name == new_name && f.id != target.id)
+        {
+            let new_path = join(&parent_path(&target.path), new_name);
+            return Err(Box::new(Problem {
+                kind: ProblemKind::DuplicateName {
+                    path: new_path.clone(),
+                    existing_id: existing.id,
+                },
+                message: format!(
+                    "Cannot rename `{}` (field id {}) to `{new_name}`: `{new_path}` already exists (field id {})",
+                    target.path, target.id, existing.id
+                ),
+                help: Some("pick a name no sibling uses".into()),
+                origin: change.origin.clone(),
+                field_id: Some(target.id),
+                path: Some(target.path.clone()),
+            }));
+        }
+        self.with_member(target.id, |m| {
+            if let Member::Field(f) = m {
+                f.name = new_name.to_string();
+            }
+        });
+        if let Some(mapping) = &mut self.mapping {
+            mapping.rename(target.id, new_name);
+        }
+        let new_path = join(&parent_path(&target.path), new_name);
+        Ok(record(
+            AppliedKind::Rename,
+            &target,
+            Some(target.path.clone()),
+            Some(new_path),
+        ))
+    }
+
+    fn update_type(
+        &mut self,
+        change: &Change,
+        path: &FieldPath,
+        new_type: &PrimitiveType,
+    ) -> Outcome {
+        let target = self.resolve(change, path)?;
+        if target.field_type.is_nested() {
+            return Err(invalid(
+                change,
+                &target,
+                format!(
+                    "Cannot change the type of `{}` to {new_type}: it is a {}, and only primitive types can change",
+                    target.path, target.field_type
+                ),
+            ));
+        }
+        let new = Type::Primitive(new_type.clone());
+        self.with_member(target.id, |m| match m {
+            Member::Field(f) => f.field_type = new,
+            Member::Element(_) | Member::Value(_) => {}
+        });
+        self.set_member_type(target.id, new_type);
+        Ok(record(
+            AppliedKind::UpdateType,
+            &target,
+            Some(target.field_type.to_string()),
+            Some(new_type.to_string()),
+        ))
+    }
+
+    fn move_field(&mut self, change: &Change, path: &FieldPath, position: &Position) -> Outcome {
+        let target = self.resolve(change, path)?;
+        if target.kind != MemberKind::StructField {
+            return Err(invalid(
+                change,
+                &target,
+                format!("Cannot move fields in non-struct type: {}", target.path),
+            ));
+        }
+        let siblings: Vec<Field> = self
+            .siblings(target.parent_id)
+            .into_iter()
+            .filter(|f| f.id != target.id)
+            .collect();
+        let index = self.position_index(change, &siblings, &target.name, position)?;
+        self.with_struct(target.parent_id, |fields| {
+            if let Some(from) = fields.iter().position(|f| f.id == target.id) {
+                let field = fields.remove(from);
+                fields.insert(index.min(fields.len()), field);
+            }
+        });
+        let to = match position {
+            Position::First => "first".to_string(),
+            Position::After(r) => format!("after {r}"),
+            Position::Before(r) => format!("before {r}"),
+        };
+        Ok(record(AppliedKind::Move, &target, None, Some(to)))
+    }
+
+    fn drop_field(&mut self, change: &Change, path: &FieldPath, if_exists: bool) -> Outcome {
+        let target = match self.resolve(change, path) {
+            Ok(target) => target,
+            Err(_) if if_exists => {
+                return Ok(Applied::new(
+                    AppliedKind::Drop,
+                    None,
+                    path.dotted(),
+                    None,
+                    None,
+                ));
+            }
+            Err(problem) => return Err(problem),
+        };
+        let refused = match target.kind {
+            MemberKind::StructField => None,
+            MemberKind::ListElement => Some("Cannot delete element type from list"),
+            MemberKind::MapKey => Some("Cannot delete map keys"),
+            MemberKind::MapValue => Some("Cannot delete value type from map"),
+        };
+        if let Some(message) = refused {
+            return Err(nested(
+                change,
+                &target,
+                format!("{message}: `{}`", target.path),
+            ));
+        }
+        self.with_struct(target.parent_id, |fields| {
+            fields.retain(|f| f.id != target.id)
+        });
+        Ok(record(
+            AppliedKind::Drop,
+            &target,
+            Some(target.field_type.to_string()),
+            None,
+        ))
+    }
+
+    /// Map keys are immutable in Iceberg (Java: "Cannot alter map keys"): a change to a key or to
+    /// anything inside one is refused, whatever the change.
+    fn refuse_map_key_changes(&self, change: &Change) -> Result<(), Box<Problem>> {
+        let Some(path) = change.path() else {
+            return Ok(());
+        };
+        if path.0.is_empty() {
+            return Ok(());
+        }
+        let Ok(target) = self.resolve(change, path) else {
+            return Ok(());
+        };
+        let index = self.schema().index_by_id();
+        let mut current = Some(&target);
+        while let Some(info) = current {
+            if info.kind == MemberKind::MapKey {
+                let place = if info.id == target.id {
+                    "the key"
+                } else {
+                    "inside the key"
+                };
+                let message = format!(
+                    "Cannot alter map keys: `{}` is {place} of map `{}`",
+                    target.path,
+                    parent_path(&info.path)
+                );
+                return Err(nested(change, &target, message));
+            }
+            current = info.parent_id.and_then(|id| index.get(&id));
+        }
+        Ok(())
+    }
+
+    /// Java's `Schema.validateIdentifierField` rules.
+    fn check_identifier(&self, change: &Change, target: &FieldInfo) -> Result<(), Box<Problem>> {
+        let name = &target.path;
+        let reason = match &target.field_type {
+            Type::Primitive(PrimitiveType::Float | PrimitiveType::Double) => {
+                Some("must not be float or double field".to_string())
+            }
+            t if t.is_nested() => Some("not a primitive type field".to_string()),
+            _ if !target.required => Some("not a required field".to_string()),
+            _ => None,
+        };
+        let mut reason = reason;
+        let index = self.schema().index_by_id();
+        let mut parent = target.parent_id;
+        while reason.is_none()
+            && let Some(id) = parent
+            && let Some(info) = index.get(&id)
+        {
+            if matches!(info.field_type, Type::List(_) | Type::Map(_)) {
+                reason = Some(format!("must not be nested in {}", info.path));
+            } else if !info.required {
+                reason = Some(format!(
+                    "must not be nested in an optional field {}",
+                    info.path
+                ));
+            }
+            parent = info.parent_id;
+        }
+        match reason {
+            Some(reason) => Err(invalid(
+                change,
+                target,
+                format!("Cannot add field {name} as an identifier field: {reason}"),
+            )),
+            None => Ok(()),
+        }
+    }
+
+    fn position_index(
+        &self,
+        change: &Change,
+        siblings: &[Field],
+        name: &str,
+        position: &Position,
+    ) -> Result<usize, Box<Problem>> {
+        let reference = match position {
+            Position::First => return Ok(0),
+            Position::After(r) | Position::Before(r) => r,
+        };
+        let word = if matches!(position, Position::After(_)) {
+            "after"
+        } else {
+            "before"
+        };
+        if reference == name {
+            return Err(invalid_at(
+                change,
+                format!("Cannot move {name} {word} itself"),
+            ));
+        }
+        match siblings.iter().position(|f| f.name == *reference) {
+            Some(i) if matches!(position, Position::After(_)) => Ok(i + 1),
+            Some(i) => Ok(i),
+            None => Err(Box::new(Problem {
+                kind: ProblemKind::UnknownField {
+                    path: reference.clone(),
+                    suggestion: closest(reference, siblings.iter().map(|f| f.name.as_str())),
+                },
+                message: format!("Cannot move {name} {word} missing column: {reference}"),
+                help: Some("the reference column must be a sibling in the same struct".into()),
+                origin: change.origin.clone(),
+                field_id: None,
+                path: Some(reference.clone()),
+            })),
+        }
+    }
+
+    /// The struct that receives fields added "to" `target`: itself, its list element or its map value.
+    fn struct_container(
+        &self,
+        change: &Change,
+        target: &FieldInfo,
+    ) -> Result<(FieldId, String), Box<Problem>> {
+        if target.kind == MemberKind::MapKey {
+            return Err(nested(
+                change,
+                target,
+                format!("Cannot add fields to map keys: {}", target.path),
+            ));
+        }
+        match &target.field_type {
+            Type::Struct(_) => Ok((target.id, target.path.clone())),
+            Type::List(l) if matches!(*l.element, Type::Struct(_)) => {
+                Ok((l.element_id, format!("{}.element", target.path)))
+            }
+            Type::Map(m) if matches!(*m.value, Type::Struct(_)) => {
+                Ok((m.value_id, format!("{}.value", target.path)))
+            }
+            other => Err(invalid(
+                change,
+                target,
+                format!("Cannot add to non-struct column: {}: {other}", target.path),
+            )),
+        }
+    }
+
+    fn siblings(&self, parent: Option<FieldId>) -> Vec<Field> {
+        match parent {
+            None => self.fields.clone(),
+            Some(id) => {
+                let mut out = Vec::new();
+                visit_structs(&self.fields, None, &mut |owner, fields| {
+                    if owner == Some(id) {
+                        out = fields.clone();
+                    }
+                });
+                out
+            }
+        }
+    }
+
+    fn with_struct(&mut self, parent: Option<FieldId>, f: impl FnOnce(&mut Vec<Field>)) {
+        match parent {
+            None => f(&mut self.fields),
+            Some(id) => {
+                let mut f = Some(f);
+                visit_structs_mut(&mut self.fields, None, &mut |owner, fields| {
+                    if owner == Some(id)
+                        && let Some(f) = f.take()
+                    {
+                        f(fields);
+                    }
+                });
+            }
+        }
+    }
+
+    fn with_member(&mut self, id: FieldId, f: impl FnOnce(Member<'_>)) {
+        let mut f = Some(f);
+        visit_members_mut(&mut self.fields, &mut |member_id, member| {
+            if member_id == id
+                && let Some(f) = f.take()
+            {
+                f(member);
+            }
+        });
+    }
+
+    /// List elements and map values are not `Field`s: their type lives in the parent type.
+    fn set_member_type(&mut self, id: FieldId, new_type: &PrimitiveType) {
+        fn walk(t: &mut Type, id: FieldId, new_type: &PrimitiveType) {
+            match t {
+                Type::Primitive(_) => {}
+                Type::Struct(s) => s
+                    .fields
+                    .iter_mut()
+                    .for_each(|f| walk(&mut f.field_type, id, new_type)),
+                Type::List(l) => {
+                    if l.element_id == id {
+                        *l.element = Type::Primitive(new_type.clone());
+                    }
+                    walk(&mut l.element, id, new_type);
+                }
+                Type::Map(m) => {
+                    if m.key_id == id {
+                        *m.key = Type::Primitive(new_type.clone());
+                    }
+                    if m.value_id == id {
+                        *m.value = Type::Primitive(new_type.clone());
+                    }
+                    walk(&mut m.key, id, new_type);
+                    walk(&mut m.value, id, new_type);
+                }
+            }
+        }
+        for field in &mut self.fields {
+            walk(&mut field.field_type, id, new_type);
+        }
+    }
+
+    /// Finds the field a user path names. Exact names win; otherwise a unique case-insensitive
+    /// match is taken, as Spark (case-insensitive by default) would resolve it. A list or map
+    /// may be stepped through without naming `element`/`value`, as Iceberg Java allows.
+    fn resolve(&self, change: &Change, path: &FieldPath) -> Result<FieldInfo, Box<Problem>> {
+        let walk = self.schema().walk();
+        let mut parent: Option<FieldId> = None;
+        let mut found: Option<&FieldInfo> = None;
+        for segment in &path.0 {
+            let children =
+                |owner: Option<FieldId>| walk.iter().filter(move |f| f.parent_id == owner);
+            let pick = |owner: Option<FieldId>| {
+                children(owner).find(|f| f.name == *segment).or_else(|| {
+                    let mut matches =
+                        children(owner).filter(|f| f.name.eq_ignore_ascii_case(segment));
+                    match (matches.next(), matches.next()) {
+                        (Some(one), None) => Some(one),
+                        _ => None,
+                    }
+                })
+            };
+            let mut next = pick(parent);
+            if next.is_none()
+                && let Some(current) = found
+            {
+                let implicit = match &current.field_type {
+                    Type::List(l) => Some(l.element_id),
+                    Type::Map(m) => Some(m.value_id),
+                    _ => None,
+                };
+                next = implicit.and_then(|id| pick(Some(id)));
+            }
+            match next {
+                Some(info) => {
+                    parent = Some(info.id);
+                    found = Some(info);
+                }
+                None => {
+                    let so_far = found.map(|f| f.path.clone()).unwrap_or_default();
+                    let wanted = join(&so_far, segment);
+                    let candidates = walk.iter().map(|f| f.path.as_str());
+                    let suggestion = closest(&path.dotted(), candidates);
+                    return Err(Box::new(Problem {
+                        kind: ProblemKind::UnknownField {
+                            path: path.dotted(),
+                            suggestion: suggestion.clone(),
+                        },
+                        message: format!("no field `{wanted}` in the table's current schema"),
+                        help: suggestion.map(|s| format!("did you mean `{s}`?")),
+                        origin: change.origin.clone(),
+                        field_id: None,
+                        path: Some(path.dotted()),
+                    }));
+                }
+            }
+        }
+        found
+            .cloned()
+            .ok_or_else(|| invalid_at(change, "an empty column path".to_string()))
+    }
+}
+
+enum Member<'a> {
+    Field(&'a mut Field),
+    Element(&'a mut bool),
+    Value(&'a mut bool),
+}
+
+fn visit_structs(
+    fields: &[Field],
+    owner: Option<FieldId>,
+    f: &mut impl FnMut(Option<FieldId>, &Vec<Field>),
+) {
+    fn inner(t: &Type, owner: FieldId, f: &mut impl FnMut(Option<FieldId>, &Vec<Field>)) {
+        match t {
+            Type::Primitive(_) => {}
+            Type::Struct(s) => visit_structs(&s.fields, Some(owner), f),
+            Type::List(l) => inner(&l.element, l.element_id, f),
+            Type::Map(m) => {
+                inner(&m.key, m.key_id, f);
+                inner(&m.value, m.value_id, f);
+            }
+        }
+    }
+    f(owner, &fields.to_vec());
+    for field in fields {
+        inner(&field.field_type, field.id, f);
+    }
+}
+
+fn visit_structs_mut(
+    fields: &mut Vec<Field>,
+    owner: Option<FieldId>,
+    f: &mut impl FnMut(Option<FieldId>, &mut Vec<Field>),
+) {
+    fn inner(t: &mut Type, owner: FieldId, f: &mut impl FnMut(Option<FieldId>, &mut Vec<Field>)) {
+        match t {
+            Type::Primitive(_) => {}
+            Type::Struct(StructType { fields }) => visit_structs_mut(fields, Some(owner), f),
+            Type::List(l) => inner(&mut l.element, l.element_id, f),
+            Type::Map(m) => {
+                inner(&mut m.key, m.key_id, f);
+                inner(&mut m.value, m.value_id, f);
+            }
+        }
+    }
+    f(owner, fields);
+    for field in fields.iter_mut() {
+        inner(&mut field.field_type, field.id, f);
+    }
+}
+
+fn visit_members_mut(fields: &mut [Field], f: &mut impl FnMut(FieldId, Member<'_>)) {
+    fn inner(t: &mut Type, f: &mut impl FnMut(FieldId, Member<'_>)) {
+        match t {
+            Type::Primitive(_) => {}
+            Type::Struct(s) => visit_members_mut(&mut s.fields, f),
+            Type::List(l) => {
+                f(l.element_id, Member::Element(&mut l.element_required));
+                inner(&mut l.element, f);
+            }
+            Type::Map(m) => {
+                f(m.value_id, Member::Value(&mut m.value_required));
+                inner(&mut m.key, f);
+                inner(&mut m.value, f);
+            }
+        }
+    }
+    for field in fields.iter_mut() {
+        let id = field.id;
+        f(id, Member::Field(field));
+        inner(&mut field.field_type, f);
+    }
+}
+
+fn join(prefix: &str, name: &str) -> String {
+    if prefix.is_empty() {
+        name.to_string()
+    } else {
+        format!("{prefix}.{name}")
+    }
+}
+
+fn parent_path(path: &str) -> String {
+    path.rsplit_once('.')
+        .map(|(p, _)| p.to_string())
+        .unwrap_or_default()
+}
+
+fn nested(change: &Change, target: &FieldInfo, message: String) -> Box<Problem> {
+    let mut problem = invalid(change, target, message);
+    problem.kind = ProblemKind::NestedStructure;
+    problem.help = Some(
+        "add a new column with the new shape and backfill it; Iceberg readers cannot reinterpret map keys, list elements or map values in place".into(),
+    );
+    problem
+}
+
+fn invalid(change: &Change, target: &FieldInfo, message: String) -> Box<Problem> {
+    Box::new(Problem {
+        kind: ProblemKind::InvalidChange,
+        message,
+        help: None,
+        origin: change.origin.clone(),
+        field_id: Some(target.id),
+        path: Some(target.path.clone()),
+    })
+}
+
+fn invalid_at(change: &Change, message: String) -> Box<Problem> {
+    Box::new(Problem {
+        kind: ProblemKind::InvalidChange,
+        message,
+        help: None,
+        origin: change.origin.clone(),
+        field_id: None,
+        path: change.path().map(FieldPath::dotted),
+    })
+}
+
+/// The candidate closest to `wanted` by edit distance, if it is close enough to be a typo.
+pub fn closest<'a>(wanted: &str, candidates: impl Iterator<Item = &'a str>) -> Option<String> {
+    let wanted_lower = wanted.to_lowercase();
+    candidates
+        .map(|c| (edit_distance(&wanted_lower, &c.to_lowercase()), c))
+        .filter(|(d, c)| *d <= (c.len().max(wanted.len()) / 3).max(1))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c.to_string())
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut previous = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let substitution = previous + usize::from(ca != *cb);
+            previous = row[j + 1];
+            row[j + 1] = substitution.min(row[j] + 1).min(previous + 1);
+        }
+    }
+    row[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::change::{Origin, SourceFile, Span};
+    use crate::iceberg::types::{ListType, MapType, PrimitiveType as P};
+
+    fn prim(p: P) -> Type {
+        Type::Primitive(p)
+    }
+
+    fn st(fields: Vec<Field>) -> Type {
+        Type::Struct(StructType { fields })
+    }
+
+    fn table(fields: Vec<Field>, last_column_id: FieldId) -> TableMetadata {
+        TableMetadata {
+            format_version: 2,
+            location: "/t".into(),
+            last_column_id,
+            last_updated_ms: 0,
+            current_schema_id: 0,
+            schemas: vec![Schema {
+                schema_id: 0,
+                identifier_field_ids: vec![1],
+                fields,
+            }],
+            partition_specs: Vec::new(),
+            default_spec_id: 0,
+            sort_orders: Vec::new(),
+            default_sort_order_id: 0,
+            properties: Vec::new(),
+            name_mapping: None,
+            snapshots: Vec::new(),
+            current_snapshot_id: None,
+        }
+    }
+
+    fn change(kind: ChangeKind) -> Change {
+        let source = Arc::new(SourceFile {
+            name: "m.sql".into(),
+            text: String::new(),
+        });
+        Change {
+            kind,
+            origin: Origin {
+                source,
+                statement: Span::default(),
+                focus: Span::default(),
+            },
+        }
+    }
+
+    fn path(p: &str) -> FieldPath {
+        FieldPath(if p.is_empty() {
+            Vec::new()
+        } else {
+            p.split('.').map(String::from).collect()
+        })
+    }
+
+    fn add(parent: &str, name: &str, field_type: Type) -> Change {
+        change(ChangeKind::AddField {
+            parent: path(parent),
+            field: NewField {
+                name: name.into(),
+                field_type,
+                required: false,
+                doc: None,
+            },
+            position: None,
+        })
+    }
+
+    fn ids(evolution: &Evolution) -> Vec<(String, FieldId)> {
+        evolution
+            .assigned
+            .iter()
+            .map(|a| (a.path.clone(), a.field_id))
+            .collect()
+    }
+
+    fn pairs(expected: &[(&str, FieldId)]) -> Vec<(String, FieldId)> {
+        expected.iter().map(|(p, i)| (p.to_string(), *i)).collect()
+    }
+
+    fn one(base: &TableMetadata, changes: Vec<Change>) -> Evolution {
+        evolve(base, [changes.as_slice()])
+    }
+
+    fn id_only() -> TableMetadata {
+        table(vec![Field::new(1, "id", true, prim(P::Long))], 1)
+    }
+
+    #[test]
+    fn a_nested_struct_is_numbered_breadth_first() {
+        // Java TestSchemaUpdate.testAddNestedStruct
+        let location = st(vec![
+            Field::new(0, "lat", false, prim(P::Float)),
+            Field::new(0, "long", false, prim(P::Float)),
+        ]);
+        let e = one(&id_only(), vec![add("", "location", location)]);
+        assert_eq!(
+            ids(&e),
+            pairs(&[("location", 2), ("location.lat", 3), ("location.long", 4)])
+        );
+        assert_eq!(e.metadata.last_column_id, 4);
+        assert_eq!(e.metadata.current_schema_id, 1);
+    }
+
+    #[test]
+    fn map_key_and_value_ids_come_before_their_subtrees() {
+        // Java TestSchemaUpdate.testAddNestedMapOfStructs
+        let key = st(["address", "city", "state", "zip"]
+            .iter()
+            .map(|n| Field::new(0, *n, false, prim(P::String)))
+            .collect());
+        let value = st(vec![
+            Field::new(0, "lat", false, prim(P::Float)),
+            Field::new(0, "long", false, prim(P::Float)),
+        ]);
+        let map = Type::Map(MapType {
+            key_id: 0,
+            key: Box::new(key),
+            value_id: 0,
+            value_required: false,
+            value: Box::new(value),
+        });
+        let e = one(&id_only(), vec![add("", "locations", map)]);
+        let got: Vec<FieldId> = ids(&e).into_iter().map(|(_, id)| id).collect();
+        assert_eq!(got, (2..=10).collect::<Vec<_>>());
+        let schema = e.metadata.current_schema();
+        assert_eq!(schema.field_by_path("locations.key").map(|f| f.id), Some(3));
+        assert_eq!(
+            schema.field_by_path("locations.value").map(|f| f.id),
+            Some(4)
+        );
+        assert_eq!(
+            schema.field_by_path("locations.value.long").map(|f| f.id),
+            Some(10)
+        );
+    }
+
+    #[test]
+    fn struct_siblings_are_numbered_before_grandchildren() {
+        let inner = st(vec![
+            Field::new(0, "x", false, prim(P::Int)),
+            Field::new(0, "y", false, prim(P::Int)),
+        ]);
+        let s = st(vec![
+            Field::new(0, "a", false, inner),
+            Field::new(0, "b", false, prim(P::Int)),
+        ]);
+        let e = one(&id_only(), vec![add("", "s", s)]);
+        let schema = e.metadata.current_schema();
+        let got: Vec<_> = ["s", "s.a", "s.b", "s.a.x", "s.a.y"]
+            .iter()
+            .map(|p| schema.field_by_path(p).map(|f| f.id))
+            .collect();
+        assert_eq!(got, [Some(2), Some(3), Some(4), Some(5), Some(6)]);
+    }
+
+    #[test]
+    fn adding_into_a_list_reaches_its_element_struct() {
+        let element = st(vec![Field::new(4, "x", false, prim(P::Double))]);
+        let points = Field::new(
+            2,
+            "points",
+            false,
+            Type::List(ListType {
+                element_id: 3,
+                element_required: false,
+                element: Box::new(element),
+            }),
+        );
+        let base = table(vec![Field::new(1, "id", true, prim(P::Long)), points], 4);
+        for parent in ["points.element", "points"] {
+            let e = one(&base, vec![add(parent, "z", prim(P::Double))]);
+            assert!(e.problems.is_empty(), "{parent}: {:?}", e.problems);
+            assert_eq!(ids(&e), pairs(&[("points.element.z", 5)]));
+        }
+    }
+
+    #[test]
+    fn a_dropped_name_added_again_gets_a_new_id_and_ids_never_go_down() {
+        let base = table(
+            vec![
+                Field::new(1, "id", true, prim(P::Long)),
+                Field::new(2, "status", false, prim(P::String)),
+            ],
+            2,
+        );
+        let drop = change(ChangeKind::Drop {
+            path: path("status"),
+            if_exists: false,
+        });
+        let e = evolve(
+            &base,
+            [
+                vec![drop].as_slice(),
+                vec![add("", "status", prim(P::Int))].as_slice(),
+            ],
+        );
+        assert_eq!(ids(&e), pairs(&[("status", 3)]));
+        assert_eq!(e.metadata.last_column_id, 3);
+        assert_eq!(e.metadata.schemas.len(), 3);
+    }
+
+    #[test]
+    fn returning_to_an_earlier_schema_reuses_its_id() {
+        let add_scratch = vec![add("", "scratch", prim(P::Int))];
+        let drop_scratch = vec![change(ChangeKind::Drop {
+            path: path("scratch"),
+            if_exists: false,
+        })];
+        let e = evolve(
+            &id_only(),
+            [add_scratch.as_slice(), drop_scratch.as_slice()],
+        );
+        assert_eq!(e.metadata.current_schema_id, 0);
+        assert_eq!(e.metadata.schemas.len(), 2);
+        assert_eq!(e.metadata.last_column_id, 2);
+    }
+
+    #[test]
+    fn renames_keep_ids_and_identifier_fields() {
+        let e = one(
+            &id_only(),
+            vec![change(ChangeKind::Rename {
+                path: path("id"),
+                new_name: "user_id".into(),
+            })],
+        );
+        let schema = e.metadata.current_schema();
+        assert_eq!(schema.field_by_path("user_id").map(|f| f.id), Some(1));
+        assert_eq!(schema.identifier_field_ids, vec![1]);
+    }
+
+    #[test]
+    fn unknown_fields_get_a_suggestion() {
+        let e = one(
+            &id_only(),
+            vec![change(ChangeKind::Drop {
+                path: path("idd"),
+                if_exists: false,
+            })],
+        );
+        assert_eq!(e.problems.len(), 1);
+        assert_eq!(
+            e.problems[0].kind,
+            ProblemKind::UnknownField {
+                path: "idd".into(),
+                suggestion: Some("id".into())
+            }
+        );
+        assert_eq!(e.problems[0].help.as_deref(), Some("did you mean `id`?"));
+        let quiet = one(
+            &id_only(),
+            vec![change(ChangeKind::Drop {
+                path: path("idd"),
+                if_exists: true,
+            })],
+        );
+        assert!(quiet.problems.is_empty());
+    }
+
+    #[test]
+    fn duplicate_names_are_refused() {
+        let e = one(&id_only(), vec![add("", "id", prim(P::Int))]);
+        assert_eq!(
+            e.problems[0].kind,
+            ProblemKind::DuplicateName {
+                path: "id".into(),
+                existing_id: 1
+            }
+        );
+        assert_eq!(
+            e.metadata.last_column_id, 1,
+            "a refused add must not burn an id"
+        );
+    }
+
+    #[test]
+    fn changes_the_model_cannot_express_are_refused() {
+        let map = Type::Map(MapType {
+            key_id: 3,
+            key: Box::new(prim(P::String)),
+            value_id: 4,
+            value_required: false,
+            value: Box::new(prim(P::Int)),
+        });
+        let base = table(
+            vec![
+                Field::new(1, "id", true, prim(P::Long)),
+                Field::new(2, "m", false, map),
+            ],
+            4,
+        );
+        let drop = |p: &str| {
+            change(ChangeKind::Drop {
+                path: path(p),
+                if_exists: false,
+            })
+        };
+        let cases = [
+            (add("id", "x", prim(P::Int)), ProblemKind::InvalidChange),
+            (
+                change(ChangeKind::UpdateType {
+                    path: path("m"),
+                    new_type: P::String,
+                }),
+                ProblemKind::InvalidChange,
+            ),
+            (
+                change(ChangeKind::Rename {
+                    path: path("m.value"),
+                    new_name: "v".into(),
+                }),
+                ProblemKind::InvalidChange,
+            ),
+            (drop("m.key"), ProblemKind::NestedStructure),
+            (drop("m.value"), ProblemKind::NestedStructure),
+            (
+                change(ChangeKind::UpdateType {
+                    path: path("m.key"),
+                    new_type: P::Binary,
+                }),
+                ProblemKind::NestedStructure,
+            ),
+            (
+                add("m.key", "x", prim(P::Int)),
+                ProblemKind::NestedStructure,
+            ),
+        ];
+        for (bad, expected) in cases {
+            let e = one(&base, vec![bad.clone()]);
+            assert_eq!(e.problems.len(), 1, "{:?}", bad.kind);
+            assert_eq!(e.problems[0].kind, expected, "{:?}", bad.kind);
+        }
+    }
+
+    #[test]
+    fn moves_follow_first_and_after() {
+        let base = table(
+            ["id", "a", "b", "c"]
+                .iter()
+                .enumerate()
+                .map(|(i, n)| Field::new(i as i32 + 1, *n, i == 0, prim(P::Int)))
+                .collect(),
+            4,
+        );
+        let first = change(ChangeKind::Move {
+            path: path("c"),
+            position: Position::First,
+        });
+        let after = change(ChangeKind::Move {
+            path: path("id"),
+            position: Position::After("b".into()),
+        });
+        let e = one(&base, vec![first, after]);
+        let names: Vec<_> = e
+            .metadata
+            .current_schema()
+            .fields
+            .iter()
+            .map(|f| f.name.as_str())
+            .collect();
+        assert_eq!(names, ["c", "a", "b", "id"]);
+        let itself = change(ChangeKind::Move {
+            path: path("a"),
+            position: Position::After("a".into()),
+        });
+        assert_eq!(one(&base, vec![itself]).problems.len(), 1);
+    }
+
+    #[test]
+    fn identifier_fields_follow_java_validation() {
+        let base = table(
+            vec![
+                Field::new(1, "id", true, prim(P::Long)),
+                Field::new(2, "score", true, prim(P::Double)),
+                Field::new(3, "note", false, prim(P::String)),
+            ],
+            3,
+        );
+        for (name, reason) in [
+            ("score", "must not be float or double field"),
+            ("note", "not a required field"),
+        ] {
+            let e = one(
+                &base,
+                vec![change(ChangeKind::SetIdentifierFields {
+                    paths: vec![path(name)],
+                })],
+            );
+            assert!(
+                e.problems[0].message.ends_with(reason),
+                "{}",
+                e.problems[0].message
+            );
+        }
+    }
+}

@@ -1,0 +1,192 @@
+//! Which engine's SQL a migration is written in, and the sqlparser dialects that tokenize it.
+//!
+//! The dialect decides lexing (how identifiers are quoted, whether `"..."` is a string, whether
+//! `\'` escapes a quote), which statement forms are accepted and what type names mean (Spark's
+//! `timestamp` is zoned, Hive's is not). Statement parsing itself is ours (see `statement.rs`):
+//! sqlparser contributes its tokenizer, its `Parser` primitives, and the fallback that names
+//! statements we do not model.
+
+use std::fmt;
+use std::str::FromStr;
+
+use sqlparser::dialect::Dialect as SqlDialect;
+
+/// The engine a migration file is written for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Dialect {
+    /// Spark SQL with the Iceberg SQL extensions.
+    #[default]
+    Spark,
+    /// Trino with the Iceberg connector.
+    Trino,
+    /// Hive (HiveQL) with the Iceberg storage handler: Spark's grammar plus Hive's
+    /// `CHANGE COLUMN old new type`, and Hive's meaning of `timestamp` (without zone).
+    Hive,
+}
+
+impl Dialect {
+    pub const ALL: [Dialect; 3] = [Dialect::Spark, Dialect::Trino, Dialect::Hive];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Dialect::Spark => "spark",
+            Dialect::Trino => "trino",
+            Dialect::Hive => "hive",
+        }
+    }
+
+    /// The engine's name as prose (`Spark`), for messages.
+    pub(crate) fn title(self) -> &'static str {
+        match self {
+            Dialect::Spark => "Spark",
+            Dialect::Trino => "Trino",
+            Dialect::Hive => "Hive",
+        }
+    }
+
+    pub(crate) fn sql(self) -> &'static dyn SqlDialect {
+        match self {
+            Dialect::Spark => &SparkSql,
+            Dialect::Trino => &TrinoSql,
+            Dialect::Hive => &HiveSql,
+        }
+    }
+
+    /// Spark's grammar (also accepted under `Hive`, which Spark parses too).
+    pub(crate) fn is_spark_like(self) -> bool {
+        matches!(self, Dialect::Spark | Dialect::Hive)
+    }
+}
+
+impl fmt::Display for Dialect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown SQL dialect `{0}` (expected one of: spark, trino, hive)")]
+pub struct UnknownDialect(pub String);
+
+impl FromStr for Dialect {
+    type Err = UnknownDialect;
+
+    fn from_str(s: &str) -> Result<Dialect, UnknownDialect> {
+        Dialect::ALL
+            .into_iter()
+            .find(|d| d.name().eq_ignore_ascii_case(s.trim()))
+            .ok_or_else(|| UnknownDialect(s.to_string()))
+    }
+}
+
+/// Spark SQL lexing: backtick identifiers, `'...'` and `"..."` strings with backslash escapes,
+/// nested block comments. (sqlparser's own `SparkSqlDialect` lexes `"..."` the same way but
+/// has no backslash escapes, which Spark applies by default.)
+#[derive(Debug)]
+struct SparkSql;
+
+/// Trino lexing: ANSI double-quoted identifiers, `'...'` strings with `''` as the only escape.
+#[derive(Debug)]
+struct TrinoSql;
+
+/// HiveQL lexing: as Spark (Hive also reads `"..."` as a string and applies backslash escapes).
+#[derive(Debug)]
+struct HiveSql;
+
+fn is_word_start(ch: char) -> bool {
+    ch.is_alphabetic() || ch == '_'
+}
+
+fn is_word_part(ch: char) -> bool {
+    ch.is_alphanumeric() || ch == '_'
+}
+
+impl SqlDialect for SparkSql {
+    fn is_delimited_identifier_start(&self, ch: char) -> bool {
+        ch == '`'
+    }
+
+    fn identifier_quote_style(&self, _identifier: &str) -> Option<char> {
+        Some('`')
+    }
+
+    fn is_identifier_start(&self, ch: char) -> bool {
+        is_word_start(ch)
+    }
+
+    fn is_identifier_part(&self, ch: char) -> bool {
+        is_word_part(ch)
+    }
+
+    fn supports_string_literal_backslash_escape(&self) -> bool {
+        true
+    }
+
+    /// Spark and Hive identifiers may start with digits (`2nd_score`).
+    fn supports_numeric_prefix(&self) -> bool {
+        true
+    }
+
+    fn supports_nested_comments(&self) -> bool {
+        true
+    }
+}
+
+impl SqlDialect for TrinoSql {
+    fn is_delimited_identifier_start(&self, ch: char) -> bool {
+        ch == '"'
+    }
+
+    fn identifier_quote_style(&self, _identifier: &str) -> Option<char> {
+        Some('"')
+    }
+
+    fn is_identifier_start(&self, ch: char) -> bool {
+        is_word_start(ch)
+    }
+
+    fn is_identifier_part(&self, ch: char) -> bool {
+        is_word_part(ch)
+    }
+}
+
+impl SqlDialect for HiveSql {
+    fn is_delimited_identifier_start(&self, ch: char) -> bool {
+        ch == '`'
+    }
+
+    fn identifier_quote_style(&self, _identifier: &str) -> Option<char> {
+        Some('`')
+    }
+
+    fn is_identifier_start(&self, ch: char) -> bool {
+        is_word_start(ch)
+    }
+
+    fn is_identifier_part(&self, ch: char) -> bool {
+        is_word_part(ch)
+    }
+
+    fn supports_string_literal_backslash_escape(&self) -> bool {
+        true
+    }
+
+    /// Spark and Hive identifiers may start with digits (`2nd_score`).
+    fn supports_numeric_prefix(&self) -> bool {
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dialect_names_round_trip() {
+        for d in Dialect::ALL {
+            assert_eq!(d.name().parse::<Dialect>(), Ok(d));
+            assert_eq!(d.to_string().to_uppercase().parse::<Dialect>(), Ok(d));
+        }
+        assert!("postgres".parse::<Dialect>().is_err());
+    }
+}

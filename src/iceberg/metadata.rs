@@ -1,0 +1,259 @@
+//! Table metadata (`*.metadata.json`) of format v1, v2 and v3: a typed view for the rest of the
+//! program, and lossless writing. We never re-serialise a document: a change is a handful of text
+//! edits at the spans of the keys a schema change touches (`schemas`, `current-schema-id`,
+//! `last-column-id`, `last-updated-ms`, the v1 `schema`, the name-mapping property), in the
+//! formatting style of the writer that made the file. Everything else stays byte for byte.
+
+use serde_json::Value as JsonValue;
+
+use crate::iceberg::codec::{
+    ModelError, ModelResult, as_array, as_i32, as_i64, as_object, as_str, detect_style,
+    required_member, schema_from_json, schema_to_json,
+};
+use crate::iceberg::name_mapping::{NAME_MAPPING_PROPERTY, NameMapping};
+use crate::iceberg::partition::PartitionSpec;
+use crate::iceberg::schema::Schema;
+use crate::iceberg::sort::SortOrder;
+use crate::json::{self, Edits, Node, Style};
+
+/// The newest format version whose tables we can judge.
+pub const MAX_FORMAT_VERSION: u8 = 3;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct TableMetadata {
+    pub format_version: u8,
+    pub location: String,
+    pub last_column_id: i32,
+    pub last_updated_ms: i64,
+    pub current_schema_id: i32,
+    pub schemas: Vec<Schema>,
+    pub partition_specs: Vec<PartitionSpec>,
+    pub default_spec_id: i32,
+    pub sort_orders: Vec<SortOrder>,
+    pub default_sort_order_id: i32,
+    pub properties: Vec<(String, String)>,
+    pub name_mapping: Option<NameMapping>,
+    pub snapshots: Vec<SnapshotSchema>,
+    pub current_snapshot_id: Option<i64>,
+}
+
+/// The only part of a snapshot schema evolution cares about: which schema it was written with.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SnapshotSchema {
+    pub snapshot_id: i64,
+    pub schema_id: Option<i32>,
+}
+
+impl TableMetadata {
+    pub fn current_schema(&self) -> &Schema {
+        self.schema(self.current_schema_id)
+            .or_else(|| self.schemas.last())
+            .unwrap_or(&EMPTY_SCHEMA)
+    }
+
+    pub fn schema(&self, id: i32) -> Option<&Schema> {
+        self.schemas.iter().find(|s| s.schema_id == id)
+    }
+
+    pub fn property(&self, key: &str) -> Option<&str> {
+        self.properties
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// Reads the typed view from a parsed document.
+    pub fn from_json(root: &Node<'_>) -> ModelResult<TableMetadata> {
+        as_object(root, "table metadata")?;
+        let version_node = required_member(root, "format-version")?;
+        let format_version = as_i64(version_node, "`format-version`")?;
+        if !(1..=i64::from(MAX_FORMAT_VERSION)).contains(&format_version) {
+            return Err(ModelError::at(
+                version_node,
+                format!(
+                    "format version {format_version} is not supported (fieldgate reads v1 to v{MAX_FORMAT_VERSION})"
+                ),
+            ));
+        }
+        let format_version = format_version as u8;
+
+        let schemas = match root.get("schemas") {
+            Some(list) => as_array(list, "`schemas`")?
+                .iter()
+                .map(|s| schema_from_json(s, 0))
+                .collect::<ModelResult<Vec<_>>>()?,
+            None => vec![schema_from_json(required_member(root, "schema")?, 0)?],
+        };
+        let current_schema_id = match root.get("current-schema-id") {
+            Some(id) => as_i32(id, "`current-schema-id`")?,
+            None => schemas.last().map(|s| s.schema_id).unwrap_or(0),
+        };
+        if !schemas.iter().any(|s| s.schema_id == current_schema_id) {
+            let at = root.get("current-schema-id").unwrap_or(root);
+            return Err(ModelError::at(
+                at,
+                format!("current schema id {current_schema_id} is not in `schemas`"),
+            ));
+        }
+
+        let partition_specs = match root.get("partition-specs") {
+            Some(list) => as_array(list, "`partition-specs`")?
+                .iter()
+                .map(|s| PartitionSpec::from_json(s, 0))
+                .collect::<ModelResult<Vec<_>>>()?,
+            None => match root.get("partition-spec") {
+                Some(spec) => vec![PartitionSpec::from_json(spec, 0)?],
+                None => Vec::new(),
+            },
+        };
+        let sort_orders = match root.get("sort-orders") {
+            Some(list) => as_array(list, "`sort-orders`")?
+                .iter()
+                .map(SortOrder::from_json)
+                .collect::<ModelResult<Vec<_>>>()?,
+            None => Vec::new(),
+        };
+
+        let mut properties = Vec::new();
+        let mut name_mapping = None;
+        if let Some(props) = root.get("properties") {
+            as_object(props, "`properties`")?;
+            for member in props.as_object().unwrap_or_default() {
+                let value = as_str(&member.value, "a table property")?;
+                if member.key == NAME_MAPPING_PROPERTY {
+                    name_mapping = Some(NameMapping::parse(value, &member.value)?);
+                }
+                properties.push((member.key.to_string(), value.to_string()));
+            }
+        }
+
+        let mut snapshots = Vec::new();
+        if let Some(list) = root.get("snapshots") {
+            for snapshot in as_array(list, "`snapshots`")? {
+                snapshots.push(SnapshotSchema {
+                    snapshot_id: as_i64(
+                        required_member(snapshot, "snapshot-id")?,
+                        "`snapshot-id`",
+                    )?,
+                    schema_id: snapshot
+                        .get("schema-id")
+                        .map(|id| as_i32(id, "`schema-id`"))
+                        .transpose()?,
+                });
+            }
+        }
+        let current_snapshot_id = match root.get("current-snapshot-id") {
+            Some(node) if node.as_i64().is_some() => node.as_i64().filter(|id| *id != -1),
+            _ => None,
+        };
+
+        let optional_i32 = |key: &str, default: i32| -> ModelResult<i32> {
+            root.get(key)
+                .map(|n| as_i32(n, key))
+                .transpose()
+                .map(|v| v.unwrap_or(default))
+        };
+        Ok(TableMetadata {
+            format_version,
+            location: as_str(required_member(root, "location")?, "`location`")?.to_string(),
+            last_column_id: as_i32(required_member(root, "last-column-id")?, "`last-column-id`")?,
+            last_updated_ms: as_i64(
+                required_member(root, "last-updated-ms")?,
+                "`last-updated-ms`",
+            )?,
+            current_schema_id,
+            schemas,
+            partition_specs,
+            default_spec_id: optional_i32("default-spec-id", 0)?,
+            sort_orders,
+            default_sort_order_id: optional_i32("default-sort-order-id", 0)?,
+            properties,
+            name_mapping,
+            snapshots,
+            current_snapshot_id,
+        })
+    }
+}
+
+static EMPTY_SCHEMA: Schema = Schema {
+    schema_id: 0,
+    identifier_field_ids: Vec::new(),
+    fields: Vec::new(),
+};
+
+/// Produces the text of `updated` by patching `original`, the document `base` was read from.
+/// Only schema-evolution keys are compared and patched; `now_ms` becomes `last-updated-ms` when
+/// anything changed. Returns the original text unchanged when nothing did.
+pub fn patch(
+    original: &str,
+    base: &TableMetadata,
+    updated: &TableMetadata,
+    now_ms: i64,
+) -> Result<String, String> {
+    let root = json::parse(original).map_err(|e| e.to_string())?;
+    let schemas_changed = updated.schemas != base.schemas;
+    let changed = schemas_changed
+        || updated.current_schema_id != base.current_schema_id
+        || updated.last_column_id != base.last_column_id
+        || updated.name_mapping != base.name_mapping;
+    if !changed {
+        return Ok(original.to_string());
+    }
+    let style = Style::detect(original, &root);
+    let writer = root
+        .get("schemas")
+        .and_then(|s| s.as_array())
+        .and_then(|s| s.first())
+        .or_else(|| root.get("schema"))
+        .map(detect_style)
+        .unwrap_or_default();
+    let mut edits = Edits::new();
+
+    if let Some(schemas) = root.get("schemas") {
+        for schema in updated
+            .schemas
+            .iter()
+            .filter(|s| base.schema(s.schema_id).is_none())
+        {
+            let edit =
+                json::append_element(original, schemas, &schema_to_json(schema, writer), &style)
+                    .map_err(|e| e.to_string())?;
+            edits.push(edit);
+        }
+    }
+    // v1 writers also keep the current schema under the deprecated `schema` key.
+    if let Some(node) = root.get("schema") {
+        let value = schema_to_json(updated.current_schema(), writer);
+        edits.push(json::replace_with_value(original, node, &value, &style));
+    }
+    replace_number(
+        &mut edits,
+        &root,
+        "current-schema-id",
+        updated.current_schema_id.into(),
+    );
+    replace_number(
+        &mut edits,
+        &root,
+        "last-column-id",
+        updated.last_column_id.into(),
+    );
+    replace_number(&mut edits, &root, "last-updated-ms", now_ms.into());
+
+    if updated.name_mapping != base.name_mapping
+        && let Some(mapping) = &updated.name_mapping
+        && let Some(node) = root
+            .get("properties")
+            .and_then(|p| p.get(NAME_MAPPING_PROPERTY))
+    {
+        let text = JsonValue::String(mapping.to_json_string());
+        edits.push(json::replace_with_value(original, node, &text, &style));
+    }
+    edits.apply(original).map_err(|e| e.to_string())
+}
+
+fn replace_number(edits: &mut Edits, root: &Node<'_>, key: &str, value: JsonValue) {
+    if let Some(node) = root.get(key) {
+        edits.replace(node.span, value.to_string());
+    }
+}

@@ -1,0 +1,231 @@
+//! The name mapping (`schema.name-mapping.default`): fallback field ids for data files written
+//! without them. Schema changes keep it current exactly as Iceberg Java's `MappingUtil.update`
+//! does: a rename adds the new name and keeps the old one as an alias; an added field gets an
+//! entry, and its name is taken away from any sibling entry that had it (the name now means the
+//! new field). Entries left without names are kept, as Java keeps them; PyIceberg drops them.
+
+use serde_json::{Map, Value as JsonValue};
+
+use crate::iceberg::codec::{ModelError, ModelResult, as_array, as_i32, as_object, as_str};
+use crate::iceberg::schema::Field;
+use crate::iceberg::types::{FieldId, Type};
+use crate::json::Node;
+
+pub const NAME_MAPPING_PROPERTY: &str = "schema.name-mapping.default";
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct NameMapping {
+    pub fields: Vec<MappedField>,
+    /// Whether entries are written `names` before `field-id` (kept from the file we read).
+    pub names_first: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct MappedField {
+    pub field_id: Option<FieldId>,
+    pub names: Vec<String>,
+    pub fields: Vec<MappedField>,
+}
+
+impl NameMapping {
+    /// Parses the property's JSON text; errors are reported at `property` (the string in the
+    /// metadata file), since offsets inside an escaped string do not map back one to one.
+    pub fn parse(text: &str, property: &Node<'_>) -> ModelResult<NameMapping> {
+        let root = crate::json::parse(text).map_err(|e| {
+            ModelError::at(
+                property,
+                format!("`{NAME_MAPPING_PROPERTY}` is not valid JSON: {e}"),
+            )
+        })?;
+        let relocate = |e: ModelError| {
+            ModelError::at(
+                property,
+                format!("`{NAME_MAPPING_PROPERTY}`: {}", e.message),
+            )
+        };
+        let entries = as_array(&root, "a name mapping").map_err(relocate)?;
+        let names_first = entries
+            .first()
+            .and_then(|e| e.as_object())
+            .map(|m| {
+                let keys: Vec<&str> = m.iter().map(|m| m.key.as_ref()).collect();
+                keys.iter().position(|k| *k == "names") < keys.iter().position(|k| *k == "field-id")
+            })
+            .unwrap_or(false);
+        let fields = mapped_fields(entries).map_err(relocate)?;
+        Ok(NameMapping {
+            fields,
+            names_first,
+        })
+    }
+
+    pub fn to_json_string(&self) -> String {
+        let value = JsonValue::Array(
+            self.fields
+                .iter()
+                .map(|f| f.to_json(self.names_first))
+                .collect(),
+        );
+        value.to_string()
+    }
+
+    /// A rename of field `id` to `new_name`: the new name joins the old ones.
+    pub fn rename(&mut self, id: FieldId, new_name: &str) {
+        if let Some(entry) = find_mut(&mut self.fields, id)
+            && !entry.names.iter().any(|n| n == new_name)
+        {
+            entry.names.push(new_name.to_string());
+        }
+    }
+
+    /// A field added under `parent` (None: the table root). Nested members get entries too.
+    pub fn add(&mut self, parent: Option<FieldId>, field: &Field) {
+        let siblings = match parent {
+            None => &mut self.fields,
+            Some(id) => match find_mut(&mut self.fields, id) {
+                Some(entry) => &mut entry.fields,
+                // The parent was never mapped: old files cannot contain this field either.
+                None => return,
+            },
+        };
+        for sibling in siblings.iter_mut() {
+            sibling.names.retain(|n| n != &field.name);
+        }
+        siblings.push(MappedField {
+            field_id: Some(field.id),
+            names: vec![field.name.clone()],
+            fields: children_of(&field.field_type),
+        });
+    }
+}
+
+fn children_of(field_type: &Type) -> Vec<MappedField> {
+    let leaf = |id, name: &str, ty: &Type| MappedField {
+        field_id: Some(id),
+        names: vec![name.to_string()],
+        fields: children_of(ty),
+    };
+    match field_type {
+        Type::Primitive(_) => Vec::new(),
+        Type::Struct(s) => s
+            .fields
+            .iter()
+            .map(|f| leaf(f.id, &f.name, &f.field_type))
+            .collect(),
+        Type::List(l) => vec![leaf(l.element_id, "element", &l.element)],
+        Type::Map(m) => vec![
+            leaf(m.key_id, "key", &m.key),
+            leaf(m.value_id, "value", &m.value),
+        ],
+    }
+}
+
+fn find_mut(fields: &mut [MappedField], id: FieldId) -> Option<&mut MappedField> {
+    for field in fields {
+        if field.field_id == Some(id) {
+            return Some(field);
+        }
+        if let Some(found) = find_mut(&mut field.fields, id) {
+            return Some(found);
+        }
+    }
+    None
+}
+
+fn mapped_fields(entries: &[Node<'_>]) -> ModelResult<Vec<MappedField>> {
+    entries
+        .iter()
+        .map(|entry| {
+            as_object(entry, "a name mapping entry")?;
+            let names = match entry.get("names") {
+                Some(names) => as_array(names, "`names`")?
+                    .iter()
+                    .map(|n| as_str(n, "a mapped name").map(str::to_string))
+                    .collect::<ModelResult<_>>()?,
+                None => Vec::new(),
+            };
+            let fields = match entry.get("fields") {
+                Some(fields) => mapped_fields(as_array(fields, "`fields`")?)?,
+                None => Vec::new(),
+            };
+            Ok(MappedField {
+                field_id: entry
+                    .get("field-id")
+                    .map(|id| as_i32(id, "`field-id`"))
+                    .transpose()?,
+                names,
+                fields,
+            })
+        })
+        .collect()
+}
+
+impl MappedField {
+    fn to_json(&self, names_first: bool) -> JsonValue {
+        let mut m = Map::new();
+        let names = JsonValue::Array(self.names.iter().map(|n| n.clone().into()).collect());
+        if names_first {
+            m.insert("names".into(), names.clone());
+        }
+        if let Some(id) = self.field_id {
+            m.insert("field-id".into(), id.into());
+        }
+        if !names_first {
+            m.insert("names".into(), names);
+        }
+        if !self.fields.is_empty() {
+            m.insert(
+                "fields".into(),
+                JsonValue::Array(self.fields.iter().map(|f| f.to_json(names_first)).collect()),
+            );
+        }
+        JsonValue::Object(m)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::iceberg::types::{PrimitiveType, StructType};
+
+    fn mapping(text: &str) -> NameMapping {
+        let holder = crate::json::parse("\"\"").unwrap();
+        NameMapping::parse(text, &holder).unwrap()
+    }
+
+    #[test]
+    fn round_trips_pyiceberg_text() {
+        let text = r#"[{"field-id":1,"names":["id"]},{"field-id":3,"names":["location"],"fields":[{"field-id":4,"names":["lat","latitude"]}]}]"#;
+        assert_eq!(mapping(text).to_json_string(), text);
+    }
+
+    #[test]
+    fn rename_keeps_the_old_name_as_alias() {
+        let mut m = mapping(r#"[{"field-id":1,"names":["id"]},{"field-id":2,"names":["cat"]}]"#);
+        m.rename(2, "category");
+        assert_eq!(m.fields[1].names, ["cat", "category"]);
+    }
+
+    #[test]
+    fn a_re_added_name_points_at_the_new_field() {
+        let mut m = mapping(r#"[{"field-id":1,"names":["id"]},{"field-id":2,"names":["data"]}]"#);
+        let field = Field::new(
+            4,
+            "data",
+            false,
+            Type::Struct(StructType {
+                fields: vec![Field::new(
+                    5,
+                    "x",
+                    false,
+                    Type::Primitive(PrimitiveType::Int),
+                )],
+            }),
+        );
+        m.add(None, &field);
+        assert_eq!(
+            m.to_json_string(),
+            r#"[{"field-id":1,"names":["id"]},{"field-id":2,"names":[]},{"field-id":4,"names":["data"],"fields":[{"field-id":5,"names":["x"]}]}]"#
+        );
+    }
+}

@@ -1,0 +1,118 @@
+//! Finding a table's current metadata file: a `*.metadata.json` path as given, or a table
+//! directory in the Hadoop layout (`metadata/version-hint.text`, else the newest
+//! `vN.metadata.json`).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// The metadata file to read, and, for a table directory, how to write the next version.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableLocation {
+    pub metadata_file: PathBuf,
+    pub hadoop: Option<HadoopTable>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HadoopTable {
+    pub metadata_dir: PathBuf,
+    pub version: u64,
+}
+
+impl HadoopTable {
+    pub fn version_file(&self, version: u64) -> PathBuf {
+        self.metadata_dir.join(format!("v{version}.metadata.json"))
+    }
+
+    pub fn hint_file(&self) -> PathBuf {
+        self.metadata_dir.join("version-hint.text")
+    }
+}
+
+pub fn locate(path: &Path) -> Result<TableLocation, String> {
+    let meta = fs::metadata(path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+    if meta.is_file() {
+        return Ok(TableLocation {
+            metadata_file: path.to_path_buf(),
+            hadoop: None,
+        });
+    }
+    let metadata_dir = if path.join("metadata").is_dir() {
+        path.join("metadata")
+    } else {
+        path.to_path_buf()
+    };
+    let hint = metadata_dir.join("version-hint.text");
+    let version = match fs::read_to_string(&hint) {
+        Ok(text) => text.trim().parse::<u64>().map_err(|_| {
+            format!("`{}` should hold a version number, found {:?}", hint.display(), text.trim())
+        })?,
+        Err(_) => newest_version(&metadata_dir)?.ok_or_else(|| {
+            format!(
+                "`{}` is a directory without Iceberg metadata: expected metadata/version-hint.text or metadata/vN.metadata.json",
+                path.display()
+            )
+        })?,
+    };
+    let table = HadoopTable {
+        metadata_dir,
+        version,
+    };
+    let metadata_file = table.version_file(version);
+    if !metadata_file.is_file() {
+        return Err(format!(
+            "version hint points at `{}`, which does not exist",
+            metadata_file.display()
+        ));
+    }
+    Ok(TableLocation {
+        metadata_file,
+        hadoop: Some(table),
+    })
+}
+
+fn newest_version(dir: &Path) -> Result<Option<u64>, String> {
+    let entries = fs::read_dir(dir).map_err(|e| format!("cannot list `{}`: {e}", dir.display()))?;
+    Ok(entries
+        .filter_map(Result::ok)
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            name.strip_prefix('v')?
+                .strip_suffix(".metadata.json")?
+                .parse::<u64>()
+                .ok()
+        })
+        .max())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn follows_the_hint_then_the_newest_version() {
+        let dir = tempfile::tempdir().unwrap();
+        let meta = dir.path().join("metadata");
+        fs::create_dir(&meta).unwrap();
+        for v in [1, 2, 10] {
+            fs::write(meta.join(format!("v{v}.metadata.json")), "{}").unwrap();
+        }
+        assert_eq!(
+            locate(dir.path()).unwrap().metadata_file,
+            meta.join("v10.metadata.json")
+        );
+        fs::write(meta.join("version-hint.text"), "2\n").unwrap();
+        let location = locate(dir.path()).unwrap();
+        assert_eq!(location.metadata_file, meta.join("v2.metadata.json"));
+        assert_eq!(location.hadoop.unwrap().version, 2);
+    }
+
+    #[test]
+    fn explains_what_is_missing() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = locate(dir.path()).unwrap_err();
+        assert!(err.contains("without Iceberg metadata"), "{err}");
+        fs::create_dir(dir.path().join("metadata")).unwrap();
+        fs::write(dir.path().join("metadata/version-hint.text"), "7").unwrap();
+        assert!(locate(dir.path()).unwrap_err().contains("does not exist"));
+    }
+}

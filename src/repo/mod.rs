@@ -1,0 +1,4 @@
+//! Where tables live on disk, and writing files safely.
+
+pub mod atomic;
+pub mod location;

@@ -1,0 +1,345 @@
+//! The `fieldgate` binary end to end: exit codes, located errors, reports and what is written.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn events_dir() -> PathBuf {
+    repo().join("tests/fixtures/tables/events")
+}
+
+fn fieldgate(args: &[&str], dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_fieldgate"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("fieldgate runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// A scratch copy of the pyiceberg-written `events` table (Hadoop layout) and a place for files.
+fn scratch() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let metadata = dir.path().join("events/metadata");
+    fs::create_dir_all(&metadata).unwrap();
+    for entry in fs::read_dir(events_dir().join("metadata")).unwrap() {
+        let path = entry.unwrap().path();
+        fs::copy(&path, metadata.join(path.file_name().unwrap())).unwrap();
+    }
+    dir
+}
+
+fn write(dir: &Path, name: &str, contents: &str) -> String {
+    fs::write(dir.join(name), contents).unwrap();
+    name.to_string()
+}
+
+#[test]
+fn quick_start_applies_and_reports_assigned_ids() {
+    let dir = scratch();
+    let sql = repo().join("examples/quickstart/evolve_events.sql");
+    let out = fieldgate(
+        &[
+            "apply",
+            sql.to_str().unwrap(),
+            "--metadata",
+            "events",
+            "-o",
+            "new.metadata.json",
+            "--format",
+            "json",
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    insta::assert_json_snapshot!("quickstart_json_report", report);
+    assert!(dir.path().join("new.metadata.json").is_file());
+}
+
+#[test]
+fn rejected_proposal_renders_every_problem_at_its_text() {
+    let sql = repo().join("examples/quickstart/broken.sql");
+    let out = fieldgate(
+        &[
+            "lint",
+            "examples/quickstart/broken.sql",
+            "--metadata",
+            "tests/fixtures/tables/events",
+        ],
+        &repo(),
+    );
+    assert!(sql.is_file());
+    assert_eq!(out.status.code(), Some(1));
+    insta::assert_snapshot!("broken_human_report", text(&out.stdout));
+}
+
+#[test]
+fn malformed_sql_is_a_located_error_with_exit_2() {
+    let dir = scratch();
+    let sql = write(
+        dir.path(),
+        "bad.sql",
+        "ALTER TABLE db.events ADD COLUMN x int;\nALTER TABLE db.events RENAME COLUMN a b;\n",
+    );
+    let out = fieldgate(&["lint", &sql, "--metadata", "events"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("bad.sql:2:"), "{stderr}");
+    assert!(out.stdout.is_empty(), "no verdict for unreadable input");
+}
+
+#[test]
+fn malformed_metadata_json_is_a_located_error_with_exit_2() {
+    let dir = scratch();
+    let sql = write(
+        dir.path(),
+        "m.sql",
+        "ALTER TABLE db.events ADD COLUMN x int;",
+    );
+    write(
+        dir.path(),
+        "broken.metadata.json",
+        "{\"format-version\": 2,\n \"location\": \"x\",\n \"location\": \"y\"}",
+    );
+    let out = fieldgate(
+        &["lint", &sql, "--metadata", "broken.metadata.json"],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("broken.metadata.json:3:2"), "{stderr}");
+    assert!(stderr.contains("duplicate"), "{stderr}");
+
+    write(
+        dir.path(),
+        "not-iceberg.metadata.json",
+        "{\"format-version\": 7}",
+    );
+    let out = fieldgate(
+        &["lint", &sql, "--metadata", "not-iceberg.metadata.json"],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("format version 7 is not supported"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    fs::write(
+        dir.path().join("latin1.sql"),
+        b"ALTER TABLE db.events ADD COLUMN caf\xe9 int;",
+    )
+    .unwrap();
+    let out = fieldgate(&["lint", "latin1.sql", "--metadata", "events"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("invalid UTF-8 at byte 36"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn unknown_fields_are_findings_with_exit_1_and_a_json_location() {
+    let dir = scratch();
+    let sql = write(
+        dir.path(),
+        "m.sql",
+        "-- typo\nALTER TABLE db.events DROP COLUMN lagacy_flag;\n",
+    );
+    let out = fieldgate(
+        &["lint", &sql, "--metadata", "events", "--format", "json"],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let diagnostic = &report["diagnostics"][0];
+    assert_eq!(diagnostic["rule"], "unknown-field");
+    assert_eq!(diagnostic["help"], "did you mean `legacy_flag`?");
+    assert_eq!(
+        diagnostic["location"],
+        serde_json::json!({"file": "m.sql", "line": 2, "column": 35, "offset": 42, "length": 11})
+    );
+    assert_eq!(report["passed"], false);
+}
+
+#[test]
+fn a_statement_for_another_table_is_refused() {
+    let dir = scratch();
+    let sql = write(
+        dir.path(),
+        "m.sql",
+        "ALTER TABLE db.events ADD COLUMN x int;\nALTER TABLE db.orders ADD COLUMN y int;\n",
+    );
+    let out = fieldgate(&["lint", &sql, "--metadata", "events"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("this statement is for `db.orders`"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn write_to_a_table_directory_adds_the_next_version_and_moves_the_hint() {
+    let dir = scratch();
+    let sql = write(
+        dir.path(),
+        "m.sql",
+        "ALTER TABLE db.events ADD COLUMN vip_level int;",
+    );
+    let before = fs::read(dir.path().join("events/metadata/v9.metadata.json")).unwrap();
+    let out = fieldgate(
+        &["apply", &sql, "--metadata", "events", "--write"],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(
+        fs::read(dir.path().join("events/metadata/v9.metadata.json")).unwrap(),
+        before
+    );
+    assert_eq!(
+        fs::read_to_string(dir.path().join("events/metadata/version-hint.text")).unwrap(),
+        "10\n"
+    );
+    let new = fs::read_to_string(dir.path().join("events/metadata/v10.metadata.json")).unwrap();
+    assert!(
+        new.contains(r#"{"id":25,"name":"vip_level","type":"int","required":false}"#),
+        "{new}"
+    );
+    let leftovers: Vec<_> = fs::read_dir(dir.path().join("events/metadata"))
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty());
+}
+
+#[test]
+fn write_in_place_replaces_the_file_only_when_the_gate_passes() {
+    let dir = scratch();
+    let file = dir.path().join("events/metadata/v9.metadata.json");
+    let before = fs::read(&file).unwrap();
+    let bad = write(
+        dir.path(),
+        "bad.sql",
+        "ALTER TABLE db.events ADD COLUMN id int;",
+    );
+    let out = fieldgate(
+        &[
+            "apply",
+            &bad,
+            "--metadata",
+            "events/metadata/v9.metadata.json",
+            "--write",
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        fs::read(&file).unwrap(),
+        before,
+        "a failing gate writes nothing"
+    );
+
+    let good = write(
+        dir.path(),
+        "good.sql",
+        "ALTER TABLE db.events RENAME COLUMN data TO payload;",
+    );
+    let out = fieldgate(
+        &[
+            "apply",
+            &good,
+            "--metadata",
+            "events/metadata/v9.metadata.json",
+            "--write",
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        fs::read_to_string(&file)
+            .unwrap()
+            .contains(r#""name":"payload""#)
+    );
+}
+
+#[test]
+fn a_change_that_changes_nothing_rewrites_the_file_byte_for_byte() {
+    let dir = scratch();
+    let sql = write(
+        dir.path(),
+        "noop.sql",
+        "ALTER TABLE db.events ALTER COLUMN cnt TYPE int;",
+    );
+    let out = fieldgate(
+        &["apply", &sql, "--metadata", "events", "-o", "same.json"],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(
+        fs::read(dir.path().join("same.json")).unwrap(),
+        fs::read(dir.path().join("events/metadata/v9.metadata.json")).unwrap()
+    );
+}
+
+#[test]
+fn create_table_without_metadata_numbers_fields_from_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let sql = write(
+        dir.path(),
+        "create.sql",
+        "CREATE TABLE lake_prod.dim_users (id bigint NOT NULL, phone string, amount decimal(10, 2)) USING iceberg PARTITIONED BY (bucket(16, id));\n\
+         ALTER TABLE lake_prod.dim_users ADD COLUMN vip_level int COMMENT '1-5';",
+    );
+    let out = fieldgate(
+        &["apply", &sql, "-o", "t/metadata/v1.metadata.json"],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let written = fs::read_to_string(dir.path().join("t/metadata/v1.metadata.json")).unwrap();
+    let doc: serde_json::Value = serde_json::from_str(&written).unwrap();
+    assert_eq!(doc["last-column-id"], 4);
+    assert_eq!(doc["current-schema-id"], 1);
+    assert_eq!(doc["schemas"][1]["fields"][3]["name"], "vip_level");
+    assert_eq!(doc["schemas"][1]["fields"][3]["id"], 4);
+    assert_eq!(
+        doc["partition-specs"][0]["fields"][0],
+        serde_json::json!({"name": "id_bucket", "transform": "bucket[16]", "source-id": 1, "field-id": 1000})
+    );
+    assert!(
+        doc["location"].as_str().unwrap().ends_with("/t"),
+        "{}",
+        doc["location"]
+    );
+    // The document we wrote is one we can read back.
+    let out = fieldgate(&["lint", &sql, "--metadata", "t"], dir.path());
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "CREATE TABLE for an existing table is refused"
+    );
+}
+
+#[test]
+fn apply_needs_a_destination() {
+    let dir = scratch();
+    let sql = write(
+        dir.path(),
+        "m.sql",
+        "ALTER TABLE db.events ADD COLUMN x int;",
+    );
+    let out = fieldgate(&["apply", &sql, "--metadata", "events"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+}
