@@ -16,3 +16,4 @@ pub mod json;
 pub mod repo;
 pub mod report;
 pub mod rules;
+pub mod yaml;
