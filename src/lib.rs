@@ -13,6 +13,7 @@ pub mod finding;
 pub mod frontend;
 pub mod iceberg;
 pub mod json;
+pub mod judge;
 pub mod repo;
 pub mod report;
 pub mod rules;

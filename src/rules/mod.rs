@@ -5,6 +5,7 @@
 //! Adding a rule is mechanical: `rules/<name>.yaml` (docs, default severity, examples), a file
 //! here with the logic, and a line in [`registry`]; the self-tests say what is missing.
 
+pub mod catalogue;
 pub mod context;
 
 mod column_drop;
