@@ -3,12 +3,13 @@
 
 use std::collections::HashMap;
 
-use crate::change::Change;
+use crate::change::{Change, Statement, StatementKind};
 use crate::evolve::{Evolution, Problem, ProblemKind, evolve};
 use crate::finding::{Finding, Severity};
 use crate::iceberg::metadata::TableMetadata;
 use crate::rules::catalogue::catalogue;
 use crate::rules::{self, Compatibility, Context, History, Mapping};
+use crate::suppress::{self, Suppressed};
 
 /// How one table is judged: reader model, compatibility mode and rule severities.
 #[derive(Debug, Clone, Default)]
@@ -46,15 +47,26 @@ impl Settings {
 pub struct Judged {
     pub evolution: Evolution,
     pub findings: Vec<Finding>,
+    pub suppressed: Vec<Suppressed>,
 }
 
+/// Judges `statements` (ALTER statements; a CREATE TABLE has been turned into `base` already)
+/// against `base`. `today` (`YYYY-MM-DD`) decides which suppressions have expired.
 pub fn judge_table(
     table: &str,
     base: &TableMetadata,
-    statements: &[&[Change]],
+    statements: &[&Statement],
     settings: &Settings,
+    today: &str,
 ) -> Judged {
-    let evolution = evolve(base, statements.iter().copied());
+    let change_lists: Vec<&[Change]> = statements
+        .iter()
+        .map(|s| match &s.kind {
+            StatementKind::Alter(changes) => changes.as_slice(),
+            StatementKind::CreateTable(_) => &[],
+        })
+        .collect();
+    let evolution = evolve(base, change_lists);
     let mut findings: Vec<Finding> = evolution
         .problems
         .iter()
@@ -76,9 +88,13 @@ pub fn judge_table(
         history: &history,
     };
     findings.extend(rules::run(&cx, &|rule| settings.severity(rule)));
+    let suppressions = suppress::find(statements);
+    let severity = settings.severity("suppression");
+    let (findings, suppressed) = suppress::apply(findings, &suppressions, today, table, severity);
     Judged {
         evolution,
         findings,
+        suppressed,
     }
 }
 

@@ -17,4 +17,5 @@ pub mod judge;
 pub mod repo;
 pub mod report;
 pub mod rules;
+pub mod suppress;
 pub mod yaml;

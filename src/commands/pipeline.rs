@@ -1,7 +1,7 @@
 //! The path every judging command shares: read the table and the proposal, route statements to
 //! the table, evolve, and turn problems into findings.
 
-use crate::change::{Change, Source, Statement, StatementKind};
+use crate::change::{Statement, StatementKind};
 use crate::cli::ProposalArgs;
 use crate::commands::failure::{Failure, LocatedError};
 use crate::commands::input::{LoadedTable, load_table, parse_proposals};
@@ -12,6 +12,7 @@ use crate::iceberg::metadata::TableMetadata;
 use crate::iceberg::new_table::new_table;
 use crate::judge::{Judged, judge_table};
 use crate::repo::config::same_table;
+use crate::suppress::{Suppressed, date_from_unix_days};
 
 pub struct Judgement {
     pub table: String,
@@ -19,6 +20,8 @@ pub struct Judgement {
     pub base: Option<LoadedTable>,
     pub evolution: Evolution,
     pub findings: Vec<Finding>,
+    /// Findings silenced by a suppression comment, with its reason.
+    pub suppressed: Vec<Suppressed>,
     pub statements: Vec<Statement>,
 }
 
@@ -99,14 +102,17 @@ pub fn judge(args: &ProposalArgs, location: String, now_ms: i64) -> Result<Judge
     let Some(start) = start else {
         return Err(Failure::Located(errors));
     };
-    let mut change_lists: Vec<&[Change]> = Vec::new();
-    for statement in alters {
-        match &statement.kind {
-            StatementKind::Alter(changes) => change_lists.push(changes),
-            StatementKind::CreateTable(_) => {
-                errors.push(located_statement(&statement.source, statement, &table))
-            }
-        }
+    let alters: Vec<&Statement> = alters.collect();
+    for statement in alters
+        .iter()
+        .filter(|s| matches!(s.kind, StatementKind::CreateTable(_)))
+    {
+        errors.push(LocatedError::new(
+            &statement.source,
+            statement.span,
+            format!("a second CREATE TABLE for `{table}`"),
+            None,
+        ));
     }
     if !errors.is_empty() {
         return Err(Failure::Located(errors));
@@ -115,21 +121,19 @@ pub fn judge(args: &ProposalArgs, location: String, now_ms: i64) -> Result<Judge
     let Judged {
         evolution,
         findings,
-    } = judge_table(&table, &start, &change_lists, &settings);
+        suppressed,
+    } = judge_table(&table, &start, &alters, &settings, &today(now_ms));
     Ok(Judgement {
         table,
         base,
         evolution,
         findings,
+        suppressed,
         statements,
     })
 }
 
-fn located_statement(source: &Source, statement: &Statement, table: &str) -> LocatedError {
-    LocatedError::new(
-        source,
-        statement.span,
-        format!("a second CREATE TABLE for `{table}`"),
-        None,
-    )
+/// The UTC date of a Unix time in milliseconds, for suppression expiry.
+fn today(now_ms: i64) -> String {
+    date_from_unix_days(now_ms.div_euclid(86_400_000))
 }

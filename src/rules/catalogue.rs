@@ -61,6 +61,7 @@ pub const FILES: &[(&str, &str)] = catalogue_files![
     "reader-cache-refresh",
     "required-column-add",
     "sort-source-drop",
+    "suppression",
     "type-narrowing",
     "unknown-field",
 ];

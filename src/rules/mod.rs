@@ -63,12 +63,12 @@ pub trait Rule: Sync {
     fn check(&self, cx: &Context<'_>) -> Vec<Violation>;
 }
 
-/// Rules whose judgement happens while applying the change (`evolve` reports them as problems:
-/// the change cannot be applied at all); they are listed so the catalogue, configuration and
+/// Rules judged outside the engine: `evolve` reports changes that cannot be applied at all, and
+/// `suppress` reports bad suppressions. They are listed so the catalogue, configuration and
 /// severities treat them like any other rule.
-struct AppliedInEvolve(&'static str);
+struct JudgedElsewhere(&'static str);
 
-impl Rule for AppliedInEvolve {
+impl Rule for JudgedElsewhere {
     fn name(&self) -> &'static str {
         self.0
     }
@@ -84,17 +84,17 @@ pub fn registry() -> &'static [&'static dyn Rule] {
         &column_drop::ColumnDrop,
         &column_rename::ColumnRename,
         &default_change::DefaultChange,
-        &AppliedInEvolve("duplicate-name"),
+        &JudgedElsewhere("duplicate-name"),
         &field_id_reuse::FieldIdReuse,
         &format_version_feature::FormatVersionFeature,
         &forward_incompatible::ForwardIncompatible,
         &identifier_drop::IdentifierDrop,
-        &AppliedInEvolve("invalid-change"),
+        &JudgedElsewhere("invalid-change"),
         &legacy_type_change::LegacyTypeChange,
         &missing_doc::MissingDoc,
         &name_mapped_rename::NameMappedRename,
         &name_reuse::NameReuse,
-        &AppliedInEvolve("nested-structure-change"),
+        &JudgedElsewhere("nested-structure-change"),
         &nullability_tightening::NullabilityTightening,
         &partition_source_drop::PartitionSourceDrop,
         &partition_source_promotion::PartitionSourcePromotion,
@@ -102,8 +102,9 @@ pub fn registry() -> &'static [&'static dyn Rule] {
         &reader_cache_refresh::ReaderCacheRefresh,
         &required_column_add::RequiredColumnAdd,
         &sort_source_drop::SortSourceDrop,
+        &JudgedElsewhere("suppression"),
         &type_narrowing::TypeNarrowing,
-        &AppliedInEvolve("unknown-field"),
+        &JudgedElsewhere("unknown-field"),
     ];
     RULES
 }
