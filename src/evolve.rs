@@ -94,6 +94,9 @@ pub struct Applied {
     pub statement: usize,
     pub before: Option<FieldInfo>,
     pub after: Option<FieldInfo>,
+    /// Identifier fields this change removed without the migration saying so (a drop of an
+    /// identifier column, or of a struct holding one); Java refuses exactly these.
+    pub implicit_identifier_drops: Vec<FieldId>,
 }
 
 #[derive(Debug, Clone)]
@@ -230,6 +233,7 @@ impl Applied {
             statement: 0,
             before: None,
             after: None,
+            implicit_identifier_drops: Vec::new(),
         }
     }
 }
@@ -620,15 +624,26 @@ impl Update {
                 format!("{message}: `{}`", target.path),
             ));
         }
+        let schema = self.schema();
+        let removed: Vec<FieldId> = schema
+            .walk()
+            .into_iter()
+            .filter(|f| f.id == target.id || f.path.starts_with(&format!("{}.", target.path)))
+            .map(|f| f.id)
+            .filter(|id| self.identifiers.contains(id))
+            .collect();
+        self.identifiers.retain(|id| !removed.contains(id));
         self.with_struct(target.parent_id, |fields| {
             fields.retain(|f| f.id != target.id)
         });
-        Ok(record(
+        let mut applied = record(
             AppliedKind::Drop,
             &target,
             Some(target.field_type.to_string()),
             None,
-        ))
+        );
+        applied.implicit_identifier_drops = removed;
+        Ok(applied)
     }
 
     /// Map keys are immutable in Iceberg (Java: "Cannot alter map keys"): a change to a key or to
