@@ -517,6 +517,15 @@ dropped: []
         let root = parse(text).unwrap();
         assert_eq!(snippet(text, root.get("a").unwrap().span), "1");
 
+        // CRLF line ends are two bytes, and never part of a value.
+        let text = "a: 1\r\nb:\r\n  - x\r\n  - {k: \"é\"}\r\nc: |\r\n  t\r\n\r\n";
+        let root = parse(text).unwrap();
+        assert_eq!(
+            snippet(text, root.get("b").unwrap().span),
+            "- x\r\n  - {k: \"é\"}"
+        );
+        assert_eq!(snippet(text, root.get("c").unwrap().span), "t");
+
         // Errors too are in bytes.
         let text = "é: [ü\n";
         let e = err(text);

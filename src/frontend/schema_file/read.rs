@@ -631,7 +631,7 @@ impl Reader<'_> {
                     format!("unknown partition transform `{written}`"),
                 );
                 if let Some(t) = suggest(&name, TRANSFORMS.iter().copied()) {
-                    error = error.with_help(format!("did you mean `{t}`? {TRANSFORM_HELP}"));
+                    error = error.with_help(format!("did you mean `{t}`?"));
                 }
                 self.push(error);
                 return None;
@@ -988,13 +988,15 @@ fn words(s: &str) -> Vec<Range<usize>> {
 }
 
 /// The candidate closest to `wanted` (ignoring case), if it is close enough to be a typo: one
-/// edit (a transposition counts as one) per three characters, at least one.
+/// edit (a transposition counts as one) per three characters, at least one, and never every
+/// character (`c` is no typo of `a`).
 pub(super) fn suggest<'c>(
     wanted: &str,
     candidates: impl IntoIterator<Item = &'c str>,
 ) -> Option<&'c str> {
     let wanted_lower = wanted.to_lowercase();
-    let limit = (wanted.chars().count() / 3).max(1);
+    let len = wanted.chars().count();
+    let limit = (len / 3).max(1).min(len.saturating_sub(1));
     candidates
         .into_iter()
         .map(|c| (edit_distance(&wanted_lower, &c.to_lowercase()), c))

@@ -1096,3 +1096,18 @@ fn mutated_files_never_panic() {
         }
     }
 }
+
+#[test]
+fn suggestions_are_typos_not_guesses() {
+    use super::read::suggest;
+    let keys = ["name", "type", "id", "doc"];
+    assert_eq!(suggest("nmae", keys), Some("name"));
+    assert_eq!(suggest("Type", keys), Some("type"));
+    assert_eq!(suggest("idd", keys), Some("id"));
+    assert_eq!(suggest("c", ["a", "b"]), None);
+    assert_eq!(suggest("comment", keys), None);
+    assert_eq!(
+        suggest("format_version", ["format-version"]),
+        Some("format-version")
+    );
+}

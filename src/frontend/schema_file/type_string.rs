@@ -399,7 +399,7 @@ impl TypeParser<'_, '_> {
                 .with_help("write fixed[L] with the length in bytes, e.g. fixed[16]"),
             _ => {
                 let help = match suggest(word, TYPE_NAMES.iter().copied()) {
-                    Some(s) => format!("did you mean `{s}`? {TYPE_HELP}"),
+                    Some(s) => format!("did you mean `{s}`?"),
                     None => TYPE_HELP.to_owned(),
                 };
                 self.error(range, format!("unknown type `{full}`"))
@@ -551,7 +551,8 @@ mod tests {
             assert_eq!(e.kind, SchemaFileErrorKind::UnknownType);
         }
         let e = parse("lnog").unwrap_err();
-        assert!(e.help.unwrap().starts_with("did you mean `long`?"));
+        assert_eq!(e.help.as_deref(), Some("did you mean `long`?"));
+        assert_eq!(parse("blob").unwrap_err().help.as_deref(), Some(TYPE_HELP));
         let deep = format!("{}int{}", "ARRAY<".repeat(100), ">".repeat(100));
         assert_eq!(
             parse(&deep).unwrap_err().message,
