@@ -68,36 +68,7 @@ pub struct SchemaFile {
     pub dropped: Vec<FileField>,
 }
 
-/// How readers find a column in the table's data files, which decides what a change breaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Mapping {
-    /// Iceberg's own: by field id, so renames and reorders are safe.
-    #[default]
-    FieldId,
-    /// By column name (files written without ids and no name mapping kept): a rename orphans data.
-    Name,
-    /// By position (Hive text/ORC tables read positionally): any reorder or middle drop shifts data.
-    Position,
-}
-
-impl Mapping {
-    pub const ALL: [Mapping; 3] = [Mapping::FieldId, Mapping::Name, Mapping::Position];
-
-    /// The spelling in the file: `field-id`, `name`, `position`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Mapping::FieldId => "field-id",
-            Mapping::Name => "name",
-            Mapping::Position => "position",
-        }
-    }
-}
-
-impl fmt::Display for Mapping {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+pub use crate::iceberg::mapping::Mapping;
 
 /// A struct field: a top-level column, a field of a nested struct, or a dropped field.
 #[derive(Debug, Clone, PartialEq)]

@@ -8,36 +8,7 @@ use crate::iceberg::metadata::TableMetadata;
 use crate::iceberg::schema::{FieldInfo, MemberKind, Schema};
 use crate::iceberg::types::{FieldId, Type};
 
-/// How readers find a column in an old data file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Mapping {
-    /// Iceberg: by field id (the default for tables with Iceberg metadata).
-    #[default]
-    FieldId,
-    /// By column name (Parquet read by name, Hive/Athena defaults, files without ids).
-    Name,
-    /// By ordinal position (ORC/Parquet read by index in Hive, Impala, Presto).
-    Position,
-}
-
-impl Mapping {
-    pub fn parse(text: &str) -> Option<Mapping> {
-        match text {
-            "field-id" => Some(Mapping::FieldId),
-            "name" => Some(Mapping::Name),
-            "position" => Some(Mapping::Position),
-            _ => None,
-        }
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Mapping::FieldId => "field-id",
-            Mapping::Name => "name",
-            Mapping::Position => "position",
-        }
-    }
-}
+pub use crate::iceberg::mapping::Mapping;
 
 /// Who must keep reading: schema-registry vocabulary mapped onto lake readers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
