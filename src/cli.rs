@@ -22,6 +22,29 @@ pub enum Command {
     Lint(LintArgs),
     /// Like lint, then on pass write the new metadata with field ids assigned as Iceberg does.
     Apply(ApplyArgs),
+    /// List the rule catalogue: every rule, its default severity and what it catches.
+    Rules(RulesArgs),
+    /// Explain one rule: what it catches, why it matters, what to do instead, and examples.
+    Explain(ExplainArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct RulesArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = CatalogueFormat::Human)]
+    pub format: CatalogueFormat,
+}
+
+#[derive(Debug, Args)]
+pub struct ExplainArgs {
+    /// The rule's name, as `fieldgate rules` lists it.
+    pub rule: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CatalogueFormat {
+    Human,
+    Json,
 }
 
 #[derive(Debug, Args)]

@@ -1,6 +1,7 @@
 //! One module per subcommand; each wires the pipeline and does the I/O.
 
 pub mod apply;
+pub mod catalogue;
 pub mod failure;
 pub mod input;
 pub mod lint;
