@@ -8,8 +8,8 @@ use crate::evolve::{Evolution, Problem, ProblemKind, evolve};
 use crate::finding::{Finding, Severity};
 use crate::iceberg::metadata::TableMetadata;
 use crate::rules::catalogue::catalogue;
-use crate::rules::{self, Compatibility, Context, History, Mapping};
-use crate::suppress::{self, Suppressed};
+use crate::rules::{self, Compatibility, Context, FileHistory, History, Mapping, RuleOptions};
+use crate::suppress::{self, Suppressed, unix_days_from_date};
 
 /// How one table is judged: reader model, compatibility mode and rule severities.
 #[derive(Debug, Clone, Default)]
@@ -18,6 +18,8 @@ pub struct Settings {
     pub compatibility: Compatibility,
     /// Overrides of the catalogue's default severities (`None`: the rule is off).
     pub severities: HashMap<String, Option<Severity>>,
+    /// Options of individual rules (windows in days, the deprecation mark).
+    pub options: RuleOptions,
 }
 
 impl Settings {
@@ -26,6 +28,7 @@ impl Settings {
             mapping,
             compatibility,
             severities: HashMap::new(),
+            options: RuleOptions::default(),
         }
     }
 
@@ -59,6 +62,19 @@ pub fn judge_table(
     settings: &Settings,
     today: &str,
 ) -> Judged {
+    judge_table_with_history(table, base, statements, settings, today, None)
+}
+
+/// [`judge_table`] with what the metadata file's version history shows (who dropped which field
+/// when, since when a field is marked deprecated), which `check` reads from git.
+pub fn judge_table_with_history(
+    table: &str,
+    base: &TableMetadata,
+    statements: &[&Statement],
+    settings: &Settings,
+    today: &str,
+    file_history: Option<FileHistory>,
+) -> Judged {
     let change_lists: Vec<&[Change]> = statements
         .iter()
         .map(|s| match &s.kind {
@@ -77,7 +93,8 @@ pub fn judge_table(
                 .map(|severity| finding_from_problem(p, rule, severity, table))
         })
         .collect();
-    let history = History::of(base);
+    let mut history = History::of(base);
+    history.file = file_history;
     let cx = Context {
         table,
         before: base,
@@ -86,6 +103,8 @@ pub fn judge_table(
         mapping: settings.mapping,
         compatibility: settings.compatibility,
         history: &history,
+        options: &settings.options,
+        today: unix_days_from_date(today).unwrap_or_default(),
     };
     findings.extend(rules::run(&cx, &|rule| settings.severity(rule)));
     let suppressions = suppress::find(statements);

@@ -231,6 +231,23 @@ pub fn date_from_unix_days(days: i64) -> String {
     format!("{year:04}-{month:02}-{day:02}")
 }
 
+/// Days since the Unix epoch of a `YYYY-MM-DD` date (the inverse of [`date_from_unix_days`],
+/// Hinnant's days-from-civil), for windows measured in days; `None` for anything else.
+pub fn unix_days_from_date(date: &str) -> Option<i64> {
+    if !is_date(date) {
+        return None;
+    }
+    let mut parts = date.split('-').map(|p| p.parse::<i64>().ok());
+    let (year, month, day) = (parts.next()??, parts.next()??, parts.next()??);
+    let year = if month <= 2 { year - 1 } else { year };
+    let era = year.div_euclid(400);
+    let yoe = year.rem_euclid(400);
+    let mp = if month > 2 { month - 3 } else { month + 9 };
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    Some(era * 146_097 + doe - 719_468)
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::Arc;
@@ -321,5 +338,16 @@ mod tests {
         assert_eq!(date_from_unix_days(0), "1970-01-01");
         assert_eq!(date_from_unix_days(20_787), "2026-11-30");
         assert_eq!(date_from_unix_days(11_016), "2000-02-29");
+    }
+
+    #[test]
+    fn dates_and_day_numbers_round_trip() {
+        for days in [-1, 0, 59, 60, 365, 11_016, 20_000, 20_729] {
+            let date = date_from_unix_days(days);
+            assert_eq!(unix_days_from_date(&date), Some(days), "{date}");
+        }
+        assert_eq!(unix_days_from_date("1970-01-01"), Some(0));
+        assert_eq!(unix_days_from_date("2026-10-02"), Some(20_728));
+        assert_eq!(unix_days_from_date("2026-13-02"), None);
     }
 }

@@ -61,7 +61,7 @@ fn re_adding_a_name_dropped_in_an_earlier_schema_is_name_reuse() {
     assert_eq!(code, 1);
     let message = message_of(&report, "name-reuse");
     assert!(
-        message.contains("`status` (id 5, string, 'user review state'), last seen in schema 0"),
+        message.contains("`status` (id 5, string, 'user review state') was last seen in schema 0"),
         "{message}"
     );
 }

@@ -3,6 +3,8 @@
 //! severities globally and per table. Everything is validated: an unknown key, rule, severity or
 //! mode is a located error with a "did you mean", never silently ignored.
 
+use std::path::{Component, Path, PathBuf};
+
 use crate::change::{Source, Span};
 use crate::evolve::closest;
 use crate::finding::Severity;
@@ -38,8 +40,29 @@ pub struct TableConfig {
 #[derive(Debug, Clone, PartialEq)]
 pub struct RuleSetting {
     pub rule: String,
-    /// `None`: the rule is off.
-    pub severity: Option<Severity>,
+    /// `Some(None)`: the rule is off; `None`: not set here (the map form with options only).
+    pub severity: Option<Option<Severity>>,
+    pub options: Vec<RuleOption>,
+}
+
+/// An option of one rule, in the map form (`name-reuse: {severity: error, window-days: 30}`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RuleOption {
+    /// `name-reuse: window-days`.
+    WindowDays(u32),
+    /// `column-drop: require-deprecation-days`.
+    RequireDeprecationDays(u32),
+    /// `column-drop: deprecation-mark`.
+    DeprecationMark(String),
+}
+
+/// The options each rule accepts besides `severity`.
+fn option_names(rule: &str) -> &'static [&'static str] {
+    match rule {
+        "name-reuse" => &["window-days"],
+        "column-drop" => &["require-deprecation-days", "deprecation-mark"],
+        _ => &[],
+    }
 }
 
 /// A problem in the configuration, located in its text.
@@ -134,11 +157,99 @@ impl Config {
             .iter()
             .chain(entry.into_iter().flat_map(|t| &t.rules))
         {
-            settings
-                .severities
-                .insert(setting.rule.clone(), setting.severity);
+            if let Some(severity) = setting.severity {
+                settings.severities.insert(setting.rule.clone(), severity);
+            }
+            for option in &setting.options {
+                let options = &mut settings.options;
+                match option {
+                    RuleOption::WindowDays(days) => options.name_reuse_window_days = Some(*days),
+                    RuleOption::RequireDeprecationDays(days) => {
+                        options.require_deprecation_days = Some(*days)
+                    }
+                    RuleOption::DeprecationMark(mark) => options.deprecation_mark = mark.clone(),
+                }
+            }
         }
         settings
+    }
+}
+
+/// A path of `fieldgate.yaml` made relative to the repository root: `dir` is the directory of
+/// the configuration file, relative to the root. Resolved lexically, so a path that leaves the
+/// repository (`../elsewhere`, `/abs/path`) is refused whether or not it exists.
+pub fn repo_path(dir: &Path, path: &str) -> Result<PathBuf, String> {
+    let given = Path::new(path);
+    if given.is_absolute() || path.starts_with('/') || path.starts_with('\\') {
+        return Err(format!(
+            "`{path}` is an absolute path: write it relative to {CONFIG_FILE}, inside the repository"
+        ));
+    }
+    let mut out = PathBuf::new();
+    for component in dir.join(given).components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    return Err(format!("`{path}` points outside the repository"));
+                }
+            }
+            Component::Normal(part) => out.push(part),
+            Component::RootDir | Component::Prefix(_) => {
+                return Err(format!("`{path}` points outside the repository"));
+            }
+        }
+    }
+    Ok(out)
+}
+
+impl Config {
+    /// Where each table's metadata must be, relative to the repository root, with located errors
+    /// for a missing `metadata`, a path outside the repository, or one for which `exists`
+    /// (asked with the repository-relative path) says no.
+    pub fn locations(
+        &self,
+        dir: &Path,
+        exists: &dyn Fn(&Path) -> bool,
+    ) -> Result<Vec<PathBuf>, Vec<ConfigError>> {
+        let mut out = Vec::new();
+        let mut errors = Vec::new();
+        for table in &self.tables {
+            let Some(metadata) = &table.metadata else {
+                errors.push(ConfigError {
+                    span: table.name_span,
+                    message: format!("`{}` has no `metadata`", table.name),
+                    help: Some(
+                        "give the table's `*.metadata.json` file or its table directory".into(),
+                    ),
+                });
+                continue;
+            };
+            match repo_path(dir, metadata) {
+                Ok(path) if exists(&path) => out.push(path),
+                Ok(path) => errors.push(ConfigError {
+                    span: table.metadata_span,
+                    message: format!(
+                        "the metadata of `{}` is not there: `{}` does not exist",
+                        table.name,
+                        path.display()
+                    ),
+                    help: Some(
+                        "give the path of a `*.metadata.json` file or an Iceberg table directory, relative to fieldgate.yaml".into(),
+                    ),
+                }),
+                Err(message) => errors.push(ConfigError {
+                    span: table.metadata_span,
+                    message,
+                    help: None,
+                }),
+            }
+        }
+        if errors.is_empty() {
+            Ok(out)
+        } else {
+            Err(errors)
+        }
     }
 }
 
@@ -341,33 +452,72 @@ fn rules(node: &YamlNode, errors: &mut Vec<ConfigError>) -> Vec<RuleSetting> {
             });
             continue;
         }
-        // `rule: error`, or the map form `rule: {severity: error}` that rule options extend.
+        // `rule: error`, or the map form `rule: {severity: error, <option>: <value>}`.
+        let mut options = Vec::new();
         let severity_node = match entry.value.as_map() {
-            Some(options) => {
-                for option in options.iter().filter(|o| o.key != "severity") {
-                    errors.push(unknown_key(option.key_span, &option.key, &["severity"]));
+            Some(map) => {
+                let known = option_names(&entry.key);
+                for option in map.iter().filter(|o| o.key != "severity") {
+                    if known.contains(&option.key.as_str()) {
+                        options.extend(rule_option(&option.key, &option.value, errors));
+                    } else {
+                        let mut all = vec!["severity"];
+                        all.extend_from_slice(known);
+                        errors.push(unknown_key(option.key_span, &option.key, &all));
+                    }
                 }
                 entry.value.get("severity")
             }
             None => Some(&entry.value),
         };
-        let Some(severity_node) = severity_node else {
-            continue;
+        let severity = match severity_node {
+            Some(node) => match enum_value(
+                node,
+                "severity",
+                &["error", "warning", "note", "off"],
+                parse_severity,
+                errors,
+            ) {
+                Some(severity) => Some(severity),
+                None => continue,
+            },
+            None => None,
         };
-        if let Some(severity) = enum_value(
-            severity_node,
-            "severity",
-            &["error", "warning", "note", "off"],
-            parse_severity,
-            errors,
-        ) {
-            out.push(RuleSetting {
-                rule: entry.key.clone(),
-                severity,
-            });
-        }
+        out.push(RuleSetting {
+            rule: entry.key.clone(),
+            severity,
+            options,
+        });
     }
     out
+}
+
+fn rule_option(key: &str, node: &YamlNode, errors: &mut Vec<ConfigError>) -> Option<RuleOption> {
+    if key == "deprecation-mark" {
+        return match node.as_str().map(str::trim).filter(|m| !m.is_empty()) {
+            Some(mark) => Some(RuleOption::DeprecationMark(mark.to_string())),
+            None => {
+                errors.push(error(
+                    node,
+                    "`deprecation-mark` must be a non-empty string".into(),
+                    Some("for example `deprecated`".into()),
+                ));
+                None
+            }
+        };
+    }
+    let Some(days) = node.as_i64().and_then(|d| u32::try_from(d).ok()) else {
+        errors.push(error(
+            node,
+            format!("`{key}` must be a whole number of days"),
+            Some(format!("for example `{key}: 30`")),
+        ));
+        return None;
+    };
+    Some(match key {
+        "window-days" => RuleOption::WindowDays(days),
+        _ => RuleOption::RequireDeprecationDays(days),
+    })
 }
 
 #[cfg(test)]
@@ -425,6 +575,69 @@ mod tests {
                 ("maping", Some("did you mean `mapping`?")),
                 ("T", Some("give each table once, by one name")),
             ]
+        );
+    }
+
+    #[test]
+    fn rule_options_are_read_and_validated() {
+        let text = "rules:\n  name-reuse: {severity: error, window-days: 30}\n  column-drop: {require-deprecation-days: 14, deprecation-mark: DEPRECATED}\ntables:\n  t:\n    rules:\n      name-reuse: {window-days: 7}\n";
+        let config = parse(text).unwrap();
+        let global = config.settings_for("other");
+        assert_eq!(global.options.name_reuse_window_days, Some(30));
+        assert_eq!(global.options.require_deprecation_days, Some(14));
+        assert_eq!(global.options.deprecation_mark, "DEPRECATED");
+        assert_eq!(global.severity("column-drop"), Some(Severity::Warning));
+        let table = config.settings_for("t");
+        assert_eq!(table.options.name_reuse_window_days, Some(7));
+        assert_eq!(table.severity("name-reuse"), Some(Severity::Error));
+
+        let text = "rules:\n  name-reuse: {window-day: 30}\n  column-drop: {require-deprecation-days: -1}\n  column-rename: {window-days: 3}\n";
+        let errors = parse(text).unwrap_err();
+        let found: Vec<(&str, Option<&str>)> = errors
+            .iter()
+            .map(|e| (snippet(text, e), e.help.as_deref()))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                ("window-day", Some("did you mean `window-days`?")),
+                ("-1", Some("for example `require-deprecation-days: 30`")),
+                ("window-days", Some("known keys: severity")),
+            ]
+        );
+    }
+
+    #[test]
+    fn metadata_paths_stay_inside_the_repository_and_must_exist() {
+        let text = "tables:\n  a:\n    metadata: warehouse/a\n  b:\n    metadata: ../../outside/b\n  c:\n    metadata: /etc/c.metadata.json\n  d:\n    metadata: ./sub/../warehouse/d\n  e: {}\n";
+        let config = parse(text).unwrap();
+        let exists = |p: &Path| p == Path::new("conf/warehouse/a");
+        let errors = config.locations(Path::new("conf"), &exists).unwrap_err();
+        let found: Vec<(&str, &str)> = errors
+            .iter()
+            .map(|e| (snippet(text, e), e.message.as_str()))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                (
+                    "../../outside/b",
+                    "`../../outside/b` points outside the repository"
+                ),
+                (
+                    "/etc/c.metadata.json",
+                    "`/etc/c.metadata.json` is an absolute path: write it relative to fieldgate.yaml, inside the repository"
+                ),
+                (
+                    "./sub/../warehouse/d",
+                    "the metadata of `d` is not there: `conf/warehouse/d` does not exist"
+                ),
+                ("e", "`e` has no `metadata`"),
+            ]
+        );
+        assert_eq!(
+            repo_path(Path::new("conf"), "../b").unwrap(),
+            PathBuf::from("b")
         );
     }
 }

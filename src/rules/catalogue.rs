@@ -50,6 +50,7 @@ pub const FILES: &[(&str, &str)] = catalogue_files![
     "identifier-drop",
     "invalid-change",
     "legacy-type-change",
+    "metadata-drift",
     "missing-doc",
     "name-mapped-rename",
     "name-reuse",

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use crate::evolve::{Applied, AppliedKind};
 use crate::iceberg::metadata::TableMetadata;
 use crate::iceberg::schema::{FieldInfo, MemberKind, Schema};
+
 use crate::iceberg::types::{FieldId, Type};
 
 pub use crate::iceberg::mapping::Mapping;
@@ -74,6 +75,146 @@ pub struct SortUse {
     pub is_default: bool,
 }
 
+/// A commit of the repository that holds the table's metadata, as findings name it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommitInfo {
+    /// The abbreviated id (`3f2a1c9`).
+    pub id: String,
+    /// The commit date (UTC), `YYYY-MM-DD`.
+    pub date: String,
+    /// The same date as days since the Unix epoch, for windows measured in days.
+    pub day: i64,
+    pub author: String,
+}
+
+/// A field that a commit removed from the table's current schema.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CommittedDrop {
+    pub id: FieldId,
+    pub path: String,
+    pub field_type: Type,
+    pub doc: Option<String>,
+    pub commit: CommitInfo,
+}
+
+/// What the version history of the table's metadata file shows (from git, by `check`): metadata
+/// keeps old schemas, but not when or by whom a field was dropped, and expired schemas are gone
+/// from it entirely.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FileHistory {
+    /// Oldest first.
+    pub drops: Vec<CommittedDrop>,
+    /// Fields whose doc carries the deprecation mark at the base, with the commit since which it
+    /// has carried it without a break.
+    pub deprecated_since: Vec<(FieldId, CommitInfo)>,
+}
+
+impl FileHistory {
+    /// Reads the history from the table's metadata versions, oldest first, the last being the
+    /// base: a field in one version's current schema and not in the next one's was dropped by
+    /// the next one's commit; a field marked deprecated at the base has been since the first
+    /// version of the unbroken run of versions that carry the mark.
+    pub fn from_versions(
+        versions: &[(CommitInfo, TableMetadata)],
+        options: &RuleOptions,
+    ) -> FileHistory {
+        let fields: Vec<HashMap<FieldId, FieldInfo>> = versions
+            .iter()
+            .map(|(_, table)| {
+                table
+                    .current_schema()
+                    .walk()
+                    .into_iter()
+                    .filter(|f| f.kind == MemberKind::StructField)
+                    .map(|f| (f.id, f))
+                    .collect()
+            })
+            .collect();
+        let mut drops = Vec::new();
+        for (i, pair) in fields.windows(2).enumerate() {
+            let (before, after) = (&pair[0], &pair[1]);
+            let mut gone: Vec<&FieldInfo> = before
+                .values()
+                .filter(|f| !after.contains_key(&f.id))
+                .collect();
+            gone.sort_by_key(|f| f.id);
+            for field in gone {
+                drops.push(CommittedDrop {
+                    id: field.id,
+                    path: field.path.clone(),
+                    field_type: field.field_type.clone(),
+                    doc: field.doc.clone(),
+                    commit: versions[i + 1].0.clone(),
+                });
+            }
+        }
+        let mut deprecated_since = Vec::new();
+        if let Some(last) = fields.last() {
+            let mut marked: Vec<&FieldInfo> = last
+                .values()
+                .filter(|f| options.is_deprecated(f.doc.as_deref()))
+                .collect();
+            marked.sort_by_key(|f| f.id);
+            for field in marked {
+                let carries = |i: usize| {
+                    fields[i]
+                        .get(&field.id)
+                        .is_some_and(|f| options.is_deprecated(f.doc.as_deref()))
+                };
+                let mut first = fields.len() - 1;
+                while first > 0 && carries(first - 1) {
+                    first -= 1;
+                }
+                deprecated_since.push((field.id, versions[first].0.clone()));
+            }
+        }
+        FileHistory {
+            drops,
+            deprecated_since,
+        }
+    }
+
+    pub fn deprecated_since(&self, id: FieldId) -> Option<&CommitInfo> {
+        self.deprecated_since
+            .iter()
+            .find(|(field, _)| *field == id)
+            .map(|(_, commit)| commit)
+    }
+}
+
+/// Options of individual rules, from `fieldgate.yaml`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuleOptions {
+    /// `name-reuse`: reusing a name dropped more than this many days ago is only a warning.
+    pub name_reuse_window_days: Option<u32>,
+    /// `column-drop`: a drop is an error unless the field's doc carried `deprecation_mark` for
+    /// at least this many days before the base.
+    pub require_deprecation_days: Option<u32>,
+    pub deprecation_mark: String,
+}
+
+pub const DEFAULT_DEPRECATION_MARK: &str = "deprecated";
+
+impl Default for RuleOptions {
+    fn default() -> RuleOptions {
+        RuleOptions {
+            name_reuse_window_days: None,
+            require_deprecation_days: None,
+            deprecation_mark: DEFAULT_DEPRECATION_MARK.to_string(),
+        }
+    }
+}
+
+impl RuleOptions {
+    /// Whether a doc carries the deprecation mark (case-insensitively).
+    pub fn is_deprecated(&self, doc: Option<&str>) -> bool {
+        doc.is_some_and(|d| {
+            d.to_lowercase()
+                .contains(&self.deprecation_mark.to_lowercase())
+        })
+    }
+}
+
 /// The table's past, as rules need it.
 #[derive(Debug, Clone, Default)]
 pub struct History {
@@ -84,6 +225,8 @@ pub struct History {
     /// Schemas that data files may have been written with: those a snapshot names, and the
     /// current one.
     pub referenced_schema_ids: Vec<i32>,
+    /// The metadata file's version history, when the table lives in a repository.
+    pub file: Option<FileHistory>,
 }
 
 impl History {
@@ -147,6 +290,7 @@ impl History {
             sort_sources,
             identifiers: table.current_schema().identifier_field_ids.clone(),
             referenced_schema_ids,
+            file: None,
         }
     }
 }
@@ -159,6 +303,9 @@ pub struct Context<'a> {
     pub mapping: Mapping,
     pub compatibility: Compatibility,
     pub history: &'a History,
+    pub options: &'a RuleOptions,
+    /// Today, in days since the Unix epoch, for windows measured in days.
+    pub today: i64,
 }
 
 impl<'a> Context<'a> {
@@ -199,4 +346,40 @@ impl<'a> Context<'a> {
 /// `path (field id N)`, the way every message names a field.
 pub fn describe(field: &FieldInfo) -> String {
     format!("`{}` (field id {})", field.path, field.id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::test_support::{commit, table_with};
+
+    #[test]
+    fn drops_and_deprecation_marks_are_dated_by_the_versions_that_made_them() {
+        let v1 = table_with(
+            2,
+            r#"[{"id":1,"name":"id","required":true,"type":"long"},{"id":2,"name":"status","required":false,"type":"string"},{"id":3,"name":"old","required":false,"type":"int"}]"#,
+        );
+        let v2 = table_with(
+            2,
+            r#"[{"id":1,"name":"id","required":true,"type":"long"},{"id":2,"name":"status","required":false,"type":"string","doc":"Deprecated soon"},{"id":3,"name":"old","required":false,"type":"int","doc":"deprecated"}]"#,
+        );
+        let v3 = table_with(
+            2,
+            r#"[{"id":1,"name":"id","required":true,"type":"long"},{"id":2,"name":"status","required":false,"type":"string","doc":"deprecated: gone in Q3"}]"#,
+        );
+        let versions = vec![
+            (commit("aaaaaaa", "2026-01-01", "Ada"), v1),
+            (commit("bbbbbbb", "2026-02-01", "Ada"), v2),
+            (commit("ccccccc", "2026-03-01", "Grace"), v3),
+        ];
+        let history = FileHistory::from_versions(&versions, &RuleOptions::default());
+        assert_eq!(history.drops.len(), 1);
+        assert_eq!(history.drops[0].path, "old");
+        assert_eq!(history.drops[0].commit.id, "ccccccc");
+        assert_eq!(
+            history.deprecated_since(2).map(|c| c.id.as_str()),
+            Some("bbbbbbb")
+        );
+        assert_eq!(history.deprecated_since(1), None);
+    }
 }

@@ -25,6 +25,7 @@ impl Rule for FieldIdReuse {
                 message,
                 help: help.to_string(),
                 origin: None,
+                severity: None,
             });
         };
         if after.last_column_id < before.last_column_id {

@@ -33,7 +33,9 @@ use crate::evolve::Applied;
 use crate::finding::{Finding, Severity};
 use crate::iceberg::types::FieldId;
 
-pub use context::{Compatibility, Context, History, Mapping};
+pub use context::{
+    CommitInfo, CommittedDrop, Compatibility, Context, FileHistory, History, Mapping, RuleOptions,
+};
 
 /// One thing a rule objects to. The engine adds the rule name, severity and table.
 #[derive(Debug, Clone)]
@@ -43,6 +45,9 @@ pub struct Violation {
     pub message: String,
     pub help: String,
     pub origin: Option<Origin>,
+    /// Set when a rule's options decide this violation's severity (a name reused after its
+    /// window, a drop without deprecation); otherwise the configured severity applies.
+    pub severity: Option<Severity>,
 }
 
 impl Violation {
@@ -54,6 +59,7 @@ impl Violation {
             message,
             help,
             origin: applied.origin.clone(),
+            severity: None,
         }
     }
 }
@@ -63,9 +69,9 @@ pub trait Rule: Sync {
     fn check(&self, cx: &Context<'_>) -> Vec<Violation>;
 }
 
-/// Rules judged outside the engine: `evolve` reports changes that cannot be applied at all, and
-/// `suppress` reports bad suppressions. They are listed so the catalogue, configuration and
-/// severities treat them like any other rule.
+/// Rules judged outside the engine: `evolve` reports changes that cannot be applied at all,
+/// `suppress` reports bad suppressions, and `check` compares committed metadata with the result.
+/// They are listed so the catalogue, configuration and severities treat them like any other rule.
 struct JudgedElsewhere(&'static str);
 
 impl Rule for JudgedElsewhere {
@@ -91,6 +97,7 @@ pub fn registry() -> &'static [&'static dyn Rule] {
         &identifier_drop::IdentifierDrop,
         &JudgedElsewhere("invalid-change"),
         &legacy_type_change::LegacyTypeChange,
+        &JudgedElsewhere("metadata-drift"),
         &missing_doc::MissingDoc,
         &name_mapped_rename::NameMappedRename,
         &name_reuse::NameReuse,
@@ -123,7 +130,7 @@ pub fn run(cx: &Context<'_>, severity_of: &dyn Fn(&str) -> Option<Severity>) -> 
         for violation in rule.check(cx) {
             findings.push(Finding {
                 rule: rule.name(),
-                severity,
+                severity: violation.severity.unwrap_or(severity),
                 message: format!("{}: {}", cx.table, violation.message),
                 table: cx.table.to_string(),
                 field: violation.field,

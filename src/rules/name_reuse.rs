@@ -4,8 +4,9 @@
 //! the new one.
 
 use crate::evolve::{Applied, AppliedKind};
+use crate::finding::Severity;
 use crate::iceberg::types::Type;
-use crate::rules::{Context, Rule, Violation};
+use crate::rules::{CommitInfo, Context, Rule, Violation};
 
 pub struct NameReuse;
 
@@ -16,6 +17,17 @@ struct Retired {
     field_type: Type,
     doc: Option<String>,
     when: String,
+    /// The commit that dropped it, when the metadata file's history is known.
+    commit: Option<CommitInfo>,
+}
+
+impl Retired {
+    fn committed(commit: &CommitInfo) -> String {
+        format!(
+            "dropped in {} on {} by {}",
+            commit.id, commit.date, commit.author
+        )
+    }
 }
 
 impl Rule for NameReuse {
@@ -24,18 +36,46 @@ impl Rule for NameReuse {
     }
 
     fn check(&self, cx: &Context<'_>) -> Vec<Violation> {
+        let file = cx.history.file.as_ref();
+        let commit_of = |id: i32| {
+            file.and_then(|f| f.drops.iter().rev().find(|d| d.id == id))
+                .map(|d| d.commit.clone())
+        };
         let mut retired: Vec<Retired> = cx
             .history
             .dropped
             .iter()
-            .map(|d| Retired {
-                id: d.id,
-                path: d.path.clone(),
-                field_type: d.field_type.clone(),
-                doc: d.doc.clone(),
-                when: format!("last seen in schema {}", d.last_schema_id),
+            .map(|d| {
+                let commit = commit_of(d.id);
+                Retired {
+                    id: d.id,
+                    path: d.path.clone(),
+                    field_type: d.field_type.clone(),
+                    doc: d.doc.clone(),
+                    when: commit.as_ref().map_or_else(
+                        || format!("last seen in schema {}", d.last_schema_id),
+                        Retired::committed,
+                    ),
+                    commit,
+                }
             })
             .collect();
+        // Schemas can be expired from metadata; the file's history still knows their fields.
+        for drop in file.iter().flat_map(|f| &f.drops) {
+            if !retired.iter().any(|r| r.id == drop.id) {
+                retired.insert(
+                    0,
+                    Retired {
+                        id: drop.id,
+                        path: drop.path.clone(),
+                        field_type: drop.field_type.clone(),
+                        doc: drop.doc.clone(),
+                        when: Retired::committed(&drop.commit),
+                        commit: Some(drop.commit.clone()),
+                    },
+                );
+            }
+        }
         let mut out = Vec::new();
         for change in cx.applied {
             match change.kind {
@@ -47,11 +87,12 @@ impl Rule for NameReuse {
                             field_type: field.field_type.clone(),
                             doc: field.doc.clone(),
                             when: "dropped earlier in this proposal".into(),
+                            commit: None,
                         });
                     }
                 }
                 AppliedKind::Add | AppliedKind::Rename => {
-                    if let Some(violation) = reuse(change, &retired) {
+                    if let Some(violation) = reuse(cx, change, &retired) {
                         out.push(violation);
                     }
                 }
@@ -62,7 +103,7 @@ impl Rule for NameReuse {
     }
 }
 
-fn reuse(change: &Applied, retired: &[Retired]) -> Option<Violation> {
+fn reuse(cx: &Context<'_>, change: &Applied, retired: &[Retired]) -> Option<Violation> {
     let field = change.after.as_ref()?;
     let old = retired
         .iter()
@@ -78,17 +119,32 @@ fn reuse(change: &Applied, retired: &[Retired]) -> Option<Violation> {
     } else {
         "is renamed"
     };
-    Some(Violation::at(
+    // With a window, a name dropped long enough ago is a warning: its old readers are gone.
+    let (age, severity) = match (&old.commit, cx.options.name_reuse_window_days) {
+        (Some(commit), Some(window)) => {
+            let days = cx.today - commit.day;
+            let outside = days > i64::from(window);
+            let age = format!(
+                " ({days} days ago, {} the {window}-day window)",
+                if outside { "outside" } else { "within" }
+            );
+            (age, outside.then_some(Severity::Warning))
+        }
+        _ => (String::new(), None),
+    };
+    let mut violation = Violation::at(
         change,
         format!(
-            "`{}` (field id {}) {verb} with the name of a dropped field: `{}` (id {}, {}{doc}), {}. Ids keep the data apart, but reports, views and lineage that use the name silently switch meaning, and readers resolving old files by name (a name mapping, Hive) read the dropped column's values as the new one",
+            "`{}` (field id {}) {verb} with the name of a dropped field: `{}` (id {}, {}{doc}) was {}{age}. Ids keep the data apart, but reports, views and lineage that use the name silently switch meaning, and readers resolving old files by name (a name mapping, Hive) read the dropped column's values as the new one",
             field.path, field.id, old.path, old.id, old.field_type, old.when
         ),
         format!(
             "give the new field a name of its own (for example `{}_v2`, or one that says what it holds); a dropped name stays retired like its id",
             field.name
         ),
-    ))
+    );
+    violation.severity = severity;
+    Some(violation)
 }
 
 #[cfg(test)]
@@ -114,5 +170,84 @@ mod tests {
         let base = table_with_history();
         let sql = "ALTER TABLE t DROP COLUMN id; ALTER TABLE t ADD COLUMN id bigint";
         assert!(fired(&base, sql).contains(&"name-reuse"));
+    }
+
+    #[test]
+    fn the_commit_that_dropped_the_name_is_named_and_the_window_decides_the_severity() {
+        use crate::finding::Severity;
+        use crate::iceberg::types::{PrimitiveType, Type};
+        use crate::rules::test_support::{commit, judged_in_history};
+        use crate::rules::{CommittedDrop, FileHistory, RuleOptions};
+
+        let base = table_with_history();
+        let file = FileHistory {
+            drops: vec![CommittedDrop {
+                id: 4,
+                path: "status".into(),
+                field_type: Type::Primitive(PrimitiveType::String),
+                doc: Some("user review state".into()),
+                commit: commit("3f2a1c9", "2026-10-02", "Ada"),
+            }],
+            deprecated_since: Vec::new(),
+        };
+        let sql = "ALTER TABLE t ADD COLUMN status string";
+        let reuse = |options: RuleOptions, today: &str| {
+            judged_in_history(&base, sql, options, Some(file.clone()), today)
+                .into_iter()
+                .find(|(rule, _, _)| *rule == "name-reuse")
+                .map(|(_, severity, message)| (severity, message))
+        };
+        let (severity, message) = reuse(RuleOptions::default(), "2027-06-01").unwrap();
+        assert_eq!(severity, Severity::Error);
+        assert!(
+            message.contains(
+                "`status` (id 4, string, 'user review state') was dropped in 3f2a1c9 on 2026-10-02 by Ada"
+            ),
+            "{message}"
+        );
+        let windowed = RuleOptions {
+            name_reuse_window_days: Some(30),
+            ..RuleOptions::default()
+        };
+        let (severity, message) = reuse(windowed.clone(), "2026-10-20").unwrap();
+        assert_eq!(severity, Severity::Error);
+        assert!(
+            message.contains("(18 days ago, within the 30-day window)"),
+            "{message}"
+        );
+        let (severity, _) = reuse(windowed, "2026-12-01").unwrap();
+        assert_eq!(severity, Severity::Warning);
+    }
+
+    #[test]
+    fn names_from_expired_schemas_are_known_from_the_file_history() {
+        use crate::iceberg::types::{PrimitiveType, Type};
+        use crate::rules::test_support::{commit, judged_in_history, table_with};
+        use crate::rules::{CommittedDrop, FileHistory, RuleOptions};
+
+        let base = table_with(2, r#"[{"id":1,"name":"id","required":true,"type":"long"}]"#);
+        let file = FileHistory {
+            drops: vec![CommittedDrop {
+                id: 9,
+                path: "status".into(),
+                field_type: Type::Primitive(PrimitiveType::Int),
+                doc: None,
+                commit: commit("abc1234", "2026-01-05", "Grace"),
+            }],
+            deprecated_since: Vec::new(),
+        };
+        let findings = judged_in_history(
+            &base,
+            "ALTER TABLE t ADD COLUMN status string",
+            RuleOptions::default(),
+            Some(file),
+            "2026-02-01",
+        );
+        assert!(
+            findings
+                .iter()
+                .any(|(rule, _, m)| *rule == "name-reuse" && m.contains("abc1234")),
+            "{findings:?}"
+        );
     }
 }

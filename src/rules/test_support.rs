@@ -8,7 +8,7 @@ use crate::evolve::evolve;
 use crate::frontend::ddl::{Dialect, parse_sql};
 use crate::iceberg::metadata::TableMetadata;
 use crate::iceberg::schema::Field;
-use crate::rules::{Compatibility, Context, History, Mapping, run};
+use crate::rules::{Compatibility, Context, History, Mapping, RuleOptions, run};
 
 /// Rules that fire on almost every change; most tests look past them.
 const AMBIENT: [&str; 4] = [
@@ -103,6 +103,8 @@ fn rule_names(
         mapping,
         compatibility,
         history: &history,
+        options: &RuleOptions::default(),
+        today: 0,
     };
     names(
         run(&cx, &|_| Some(crate::finding::Severity::Error)),
@@ -188,6 +190,42 @@ pub fn findings_between(before: &TableMetadata, after: &TableMetadata) -> Vec<&'
         mapping: Mapping::FieldId,
         compatibility: Compatibility::BACKWARD,
         history: &history,
+        options: &RuleOptions::default(),
+        today: 0,
     };
     names(run(&cx, &|_| Some(crate::finding::Severity::Error)), false)
+}
+
+/// Every finding (rule, severity, message) of `sql` judged as `check` judges it: with rule
+/// options and the metadata file's version history, on `today` (`YYYY-MM-DD`).
+pub fn judged_in_history(
+    base: &TableMetadata,
+    sql: &str,
+    options: RuleOptions,
+    file: Option<crate::rules::FileHistory>,
+    today: &str,
+) -> Vec<(&'static str, crate::finding::Severity, String)> {
+    let source = Arc::new(SourceFile {
+        name: "test.sql".into(),
+        text: sql.to_string(),
+    });
+    let statements = parse_sql(source, Dialect::Spark).expect("test SQL parses");
+    let refs: Vec<&crate::change::Statement> = statements.iter().collect();
+    let mut settings = crate::judge::Settings::new(Mapping::FieldId, Compatibility::BACKWARD);
+    settings.options = options;
+    crate::judge::judge_table_with_history("t", base, &refs, &settings, today, file)
+        .findings
+        .into_iter()
+        .map(|f| (f.rule, f.severity, f.message))
+        .collect()
+}
+
+/// A commit as git history would describe it, on `date` (`YYYY-MM-DD`).
+pub fn commit(id: &str, date: &str, author: &str) -> crate::rules::CommitInfo {
+    crate::rules::CommitInfo {
+        id: id.into(),
+        date: date.into(),
+        day: crate::suppress::unix_days_from_date(date).expect("test date"),
+        author: author.into(),
+    }
 }

@@ -64,6 +64,7 @@ impl Rule for TypeNarrowing {
                         ),
                         help: format!("keep `{}` readable as {from}: only the spec's promotions are safe across every live schema", new.path),
                         origin,
+                        severity: None,
                     });
                 }
             }
