@@ -28,25 +28,76 @@ impl HadoopTable {
     }
 }
 
+/// Where table files are read from: the working tree, or a commit's tree in git. Paths use `/`
+/// and are relative to the repository for a commit, as given for the file system.
+pub trait Files {
+    fn is_file(&self, path: &Path) -> bool;
+    fn is_dir(&self, path: &Path) -> bool;
+    fn read_to_string(&self, path: &Path) -> Result<String, String>;
+    /// The names of a directory's entries.
+    fn list(&self, dir: &Path) -> Result<Vec<String>, String>;
+}
+
+/// The file system as it is now.
+pub struct WorkingTree;
+
+impl Files for WorkingTree {
+    fn is_file(&self, path: &Path) -> bool {
+        path.is_file()
+    }
+
+    fn is_dir(&self, path: &Path) -> bool {
+        path.is_dir()
+    }
+
+    fn read_to_string(&self, path: &Path) -> Result<String, String> {
+        fs::read_to_string(path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))
+    }
+
+    fn list(&self, dir: &Path) -> Result<Vec<String>, String> {
+        let entries =
+            fs::read_dir(dir).map_err(|e| format!("cannot list `{}`: {e}", dir.display()))?;
+        Ok(entries
+            .filter_map(Result::ok)
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect())
+    }
+}
+
 pub fn locate(path: &Path) -> Result<TableLocation, String> {
-    let meta = fs::metadata(path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
-    if meta.is_file() {
+    if let Err(e) = fs::metadata(path) {
+        return Err(format!("cannot read `{}`: {e}", path.display()));
+    }
+    locate_in(&WorkingTree, path)
+}
+
+/// [`locate`] over any [`Files`]: the same rules for the working tree and for a git commit.
+pub fn locate_in(files: &dyn Files, path: &Path) -> Result<TableLocation, String> {
+    if files.is_file(path) {
         return Ok(TableLocation {
             metadata_file: path.to_path_buf(),
             hadoop: None,
         });
     }
-    let metadata_dir = if path.join("metadata").is_dir() {
+    if !files.is_dir(path) {
+        return Err(format!("`{}` does not exist", path.display()));
+    }
+    let metadata_dir = if files.is_dir(&path.join("metadata")) {
         path.join("metadata")
     } else {
         path.to_path_buf()
     };
     let hint = metadata_dir.join("version-hint.text");
-    let version = match fs::read_to_string(&hint) {
-        Ok(text) => text.trim().parse::<u64>().map_err(|_| {
+    let hinted = if files.is_file(&hint) {
+        files.read_to_string(&hint).ok()
+    } else {
+        None
+    };
+    let version = match hinted {
+        Some(text) => text.trim().parse::<u64>().map_err(|_| {
             format!("`{}` should hold a version number, found {:?}", hint.display(), text.trim())
         })?,
-        Err(_) => newest_version(&metadata_dir)?.ok_or_else(|| {
+        None => newest_version(files, &metadata_dir)?.ok_or_else(|| {
             format!(
                 "`{}` is a directory without Iceberg metadata: expected metadata/version-hint.text or metadata/vN.metadata.json",
                 path.display()
@@ -58,7 +109,7 @@ pub fn locate(path: &Path) -> Result<TableLocation, String> {
         version,
     };
     let metadata_file = table.version_file(version);
-    if !metadata_file.is_file() {
+    if !files.is_file(&metadata_file) {
         return Err(format!(
             "version hint points at `{}`, which does not exist",
             metadata_file.display()
@@ -70,12 +121,11 @@ pub fn locate(path: &Path) -> Result<TableLocation, String> {
     })
 }
 
-fn newest_version(dir: &Path) -> Result<Option<u64>, String> {
-    let entries = fs::read_dir(dir).map_err(|e| format!("cannot list `{}`: {e}", dir.display()))?;
-    Ok(entries
-        .filter_map(Result::ok)
-        .filter_map(|e| {
-            let name = e.file_name().to_string_lossy().into_owned();
+fn newest_version(files: &dyn Files, dir: &Path) -> Result<Option<u64>, String> {
+    Ok(files
+        .list(dir)?
+        .iter()
+        .filter_map(|name| {
             name.strip_prefix('v')?
                 .strip_suffix(".metadata.json")?
                 .parse::<u64>()

@@ -1,0 +1,318 @@
+//! The repository `check` runs in, through libgit2: which commit is the base, which files changed
+//! since it (committed, staged or only in the working tree), the files of a commit's tree, and the
+//! versions a table's metadata went through. Every failure is a message that says what to do,
+//! because `check` runs in CI where nobody can poke around.
+
+use std::path::{Path, PathBuf};
+
+use git2::{Commit, Delta, DiffOptions, ObjectType, Oid, Repository, Tree};
+
+use crate::repo::location::{Files, locate_in};
+use crate::rules::CommitInfo;
+
+/// The branches tried, in order, when neither `--base` nor `GITHUB_BASE_REF` names one.
+const DEFAULT_BRANCHES: [&str; 4] = ["origin/main", "origin/master", "main", "master"];
+
+pub struct Repo {
+    repo: Repository,
+    root: PathBuf,
+}
+
+/// The commit the proposals are judged against.
+pub struct Base {
+    pub commit: Oid,
+    /// The ref it was found from (`origin/main`), for messages.
+    pub against: String,
+    pub info: CommitInfo,
+}
+
+/// One version of a table's metadata along the base's first-parent history.
+pub struct Version {
+    pub commit: CommitInfo,
+    /// The metadata file, relative to the repository root.
+    pub file: PathBuf,
+    pub text: String,
+}
+
+impl Repo {
+    /// The repository around `dir`.
+    pub fn discover(dir: &Path) -> Result<Repo, String> {
+        let repo = Repository::discover(dir).map_err(|e| {
+            format!(
+                "`{}` is not inside a git repository ({}): `fieldgate check` compares a branch with its base; use `fieldgate lint` outside git",
+                dir.display(),
+                e.message()
+            )
+        })?;
+        let root = repo
+            .workdir()
+            .ok_or("the repository is bare: `fieldgate check` needs a working tree")?
+            .to_path_buf();
+        Ok(Repo { repo, root })
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The merge base of HEAD with `given`, else with the branch CI names (`GITHUB_BASE_REF`),
+    /// else with the upstream default branch (`origin/HEAD`, `origin/main`, `origin/master`,
+    /// `main`, `master`). A base that is not in the clone is an error that says how to fetch it,
+    /// never a fallback to a wrong base.
+    pub fn base(&self, given: Option<&str>, ci_base_ref: Option<&str>) -> Result<Base, String> {
+        let head = self
+            .repo
+            .head()
+            .and_then(|h| h.peel_to_commit())
+            .map_err(|e| format!("HEAD has no commit: {}", e.message()))?;
+        let candidates: Vec<String> = match (given, ci_base_ref.filter(|r| !r.is_empty())) {
+            (Some(given), _) => vec![given.to_string()],
+            (None, Some(branch)) => vec![format!("origin/{branch}"), branch.to_string()],
+            (None, None) => self
+                .origin_head()
+                .into_iter()
+                .chain(DEFAULT_BRANCHES.iter().map(|b| b.to_string()))
+                .collect(),
+        };
+        let found = candidates.iter().find_map(|name| {
+            let commit = self
+                .repo
+                .revparse_single(name)
+                .ok()?
+                .peel_to_commit()
+                .ok()?;
+            Some((name.clone(), commit))
+        });
+        let Some((against, base)) = found else {
+            return Err(self.missing_base(&candidates));
+        };
+        let merge_base = self
+            .repo
+            .merge_base(head.id(), base.id())
+            .map_err(|_| self.no_common_history(&against))?;
+        let commit = self
+            .repo
+            .find_commit(merge_base)
+            .map_err(|e| format!("cannot read the base commit {merge_base}: {}", e.message()))?;
+        Ok(Base {
+            commit: merge_base,
+            against,
+            info: commit_info(&commit),
+        })
+    }
+
+    /// `origin/HEAD`'s target as a short name (`origin/main`), if the clone recorded one.
+    fn origin_head(&self) -> Option<String> {
+        let reference = self.repo.find_reference("refs/remotes/origin/HEAD").ok()?;
+        let target = reference.symbolic_target().ok()??;
+        Some(
+            target
+                .strip_prefix("refs/remotes/")
+                .unwrap_or(target)
+                .to_string(),
+        )
+    }
+
+    fn missing_base(&self, candidates: &[String]) -> String {
+        let tried = candidates
+            .iter()
+            .map(|c| format!("`{c}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let branch = candidates
+            .first()
+            .map(|c| c.strip_prefix("origin/").unwrap_or(c).to_string())
+            .unwrap_or_else(|| "main".into());
+        let mut message = format!(
+            "the base branch is not in this clone (tried {tried}), so there is nothing to compare the change with"
+        );
+        if self.repo.is_shallow() {
+            message.push_str(
+                ": this is a shallow clone (GitHub's actions/checkout fetches a single commit by default)",
+            );
+        }
+        message.push_str(&format!(
+            ". Fetch the history: set `fetch-depth: 0` on actions/checkout, or run `git fetch origin {branch}` before `fieldgate check`; or name the base with `--base REF`"
+        ));
+        message
+    }
+
+    fn no_common_history(&self, against: &str) -> String {
+        let branch = against.strip_prefix("origin/").unwrap_or(against);
+        if self.repo.is_shallow() {
+            format!(
+                "HEAD and `{against}` share no commit in this shallow clone, so the base of the change is unknown. Fetch the history: set `fetch-depth: 0` on actions/checkout, or run `git fetch --unshallow origin {branch}` (or `git fetch origin {branch}` with enough depth) before `fieldgate check`"
+            )
+        } else {
+            format!(
+                "HEAD and `{against}` have no common history, so the change has no base: give the branch this change starts from with `--base REF`"
+            )
+        }
+    }
+
+    /// Files added, modified, renamed or copied since `base`: committed, staged, or only in the
+    /// working tree (untracked files included, ignored ones not). Paths relative to the root.
+    pub fn changed_files(&self, base: Oid) -> Result<Vec<PathBuf>, String> {
+        let tree = self.tree(base)?;
+        let mut options = DiffOptions::new();
+        options
+            .include_untracked(true)
+            .recurse_untracked_dirs(true)
+            .include_typechange(true);
+        let diff = self
+            .repo
+            .diff_tree_to_workdir_with_index(Some(&tree), Some(&mut options))
+            .map_err(|e| {
+                format!(
+                    "cannot compare the working tree with the base: {}",
+                    e.message()
+                )
+            })?;
+        let mut files: Vec<PathBuf> = diff
+            .deltas()
+            .filter(|d| {
+                matches!(
+                    d.status(),
+                    Delta::Added
+                        | Delta::Modified
+                        | Delta::Renamed
+                        | Delta::Copied
+                        | Delta::Untracked
+                        | Delta::Typechange
+                )
+            })
+            .filter_map(|d| d.new_file().path().map(Path::to_path_buf))
+            .collect();
+        files.sort();
+        files.dedup();
+        Ok(files)
+    }
+
+    fn tree(&self, commit: Oid) -> Result<Tree<'_>, String> {
+        self.repo
+            .find_commit(commit)
+            .and_then(|c| c.tree())
+            .map_err(|e| format!("cannot read commit {commit}: {}", e.message()))
+    }
+
+    /// The files of `commit`, for reading the base.
+    pub fn files_at(&self, commit: Oid) -> Result<CommitFiles<'_>, String> {
+        Ok(CommitFiles {
+            repo: &self.repo,
+            tree: self.tree(commit)?,
+        })
+    }
+
+    /// Every version of the table at `path` (a metadata file or table directory, relative to the
+    /// root) along the first-parent history ending at `base`, oldest first: one per commit that
+    /// changed it. First parents only, so a change merged from a branch is dated when it landed.
+    /// A shallow clone's history simply ends early.
+    pub fn versions(&self, base: Oid, path: &Path) -> Result<Vec<Version>, String> {
+        let mut chain: Vec<(Commit<'_>, Option<Oid>)> = Vec::new();
+        let mut next = self.repo.find_commit(base).ok();
+        while let Some(commit) = next {
+            let entry = commit
+                .tree()
+                .ok()
+                .and_then(|t| t.get_path(path).ok())
+                .map(|e| e.id());
+            next = commit.parent(0).ok();
+            chain.push((commit, entry));
+        }
+        let mut versions = Vec::new();
+        let mut previous: Option<Oid> = None;
+        for (commit, entry) in chain.into_iter().rev() {
+            if entry == previous {
+                continue;
+            }
+            previous = entry;
+            if entry.is_none() {
+                continue;
+            }
+            let Ok(tree) = commit.tree() else { continue };
+            let files = CommitFiles {
+                repo: &self.repo,
+                tree,
+            };
+            // An old version that cannot be read is skipped: history informs findings, it must
+            // not make the gate fail.
+            let Ok(location) = locate_in(&files, path) else {
+                continue;
+            };
+            let Ok(text) = files.read_to_string(&location.metadata_file) else {
+                continue;
+            };
+            versions.push(Version {
+                commit: commit_info(&commit),
+                file: location.metadata_file,
+                text,
+            });
+        }
+        Ok(versions)
+    }
+}
+
+fn commit_info(commit: &Commit<'_>) -> CommitInfo {
+    let seconds = commit.time().seconds();
+    let day = seconds.div_euclid(86_400);
+    let id = commit.id().to_string();
+    CommitInfo {
+        id: id.get(..7).unwrap_or(&id).to_string(),
+        date: crate::suppress::date_from_unix_days(day),
+        day,
+        author: commit
+            .author()
+            .name()
+            .map_or_else(|_| "unknown".to_string(), str::to_string),
+    }
+}
+
+/// A commit's tree seen as files.
+pub struct CommitFiles<'r> {
+    repo: &'r Repository,
+    tree: Tree<'r>,
+}
+
+impl CommitFiles<'_> {
+    fn kind(&self, path: &Path) -> Option<ObjectType> {
+        self.tree.get_path(path).ok()?.kind()
+    }
+}
+
+impl Files for CommitFiles<'_> {
+    fn is_file(&self, path: &Path) -> bool {
+        self.kind(path) == Some(ObjectType::Blob)
+    }
+
+    fn is_dir(&self, path: &Path) -> bool {
+        self.kind(path) == Some(ObjectType::Tree)
+    }
+
+    fn read_to_string(&self, path: &Path) -> Result<String, String> {
+        let entry = self
+            .tree
+            .get_path(path)
+            .map_err(|_| format!("`{}` is not in the commit", path.display()))?;
+        let blob = self
+            .repo
+            .find_blob(entry.id())
+            .map_err(|e| format!("cannot read `{}`: {}", path.display(), e.message()))?;
+        String::from_utf8(blob.content().to_vec())
+            .map_err(|_| format!("`{}` is not UTF-8 text", path.display()))
+    }
+
+    fn list(&self, dir: &Path) -> Result<Vec<String>, String> {
+        let entry = self
+            .tree
+            .get_path(dir)
+            .map_err(|_| format!("`{}` is not in the commit", dir.display()))?;
+        let tree = self
+            .repo
+            .find_tree(entry.id())
+            .map_err(|e| format!("cannot list `{}`: {}", dir.display(), e.message()))?;
+        Ok(tree
+            .iter()
+            .filter_map(|e| e.name().ok().map(str::to_string))
+            .collect())
+    }
+}
