@@ -21,7 +21,7 @@ pub fn run(args: &ApplyArgs, out: &mut dyn Write) -> Result<bool, Failure> {
     let passed = passes(&judgement, args.lint.fail_on);
     write_report(
         &Run {
-            judgement: &judgement,
+            judgements: std::slice::from_ref(&judgement),
             passed,
         },
         args.lint.format,

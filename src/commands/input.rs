@@ -14,9 +14,13 @@ use crate::repo::location::{TableLocation, locate};
 
 /// Reads a file as UTF-8 text; invalid bytes are a located error, not a lossy conversion.
 pub fn read_source(path: &Path) -> Result<Source, Failure> {
+    read_source_named(path, path.display().to_string())
+}
+
+/// [`read_source`], with the name reports give the file (a path relative to the repository).
+pub fn read_source_named(path: &Path, name: String) -> Result<Source, Failure> {
     let bytes = fs::read(path)
         .map_err(|e| Failure::Message(format!("cannot read `{}`: {e}", path.display())))?;
-    let name = path.display().to_string();
     match String::from_utf8(bytes) {
         Ok(text) => Ok(Arc::new(SourceFile { name, text })),
         Err(e) => {
@@ -42,22 +46,7 @@ pub struct LoadedTable {
 pub fn load_table(path: &Path) -> Result<LoadedTable, Failure> {
     let location = locate(path)?;
     let source = read_source(&location.metadata_file)?;
-    let root = crate::json::parse(&source.text).map_err(|e| {
-        Failure::Located(vec![LocatedError::new(
-            &source,
-            Span::new(e.offset, e.len.max(1)),
-            format!("malformed JSON: {e}"),
-            None,
-        )])
-    })?;
-    let metadata = TableMetadata::from_json(&root).map_err(|e| {
-        Failure::Located(vec![LocatedError::new(
-            &source,
-            e.span,
-            format!("not valid Iceberg table metadata: {}", e.message),
-            None,
-        )])
-    })?;
+    let metadata = parse_metadata(&source)?;
     Ok(LoadedTable {
         location,
         source,
@@ -65,38 +54,46 @@ pub fn load_table(path: &Path) -> Result<LoadedTable, Failure> {
     })
 }
 
+/// Parses table metadata text; malformed JSON or Iceberg is a located error.
+pub fn parse_metadata(source: &Source) -> Result<TableMetadata, Failure> {
+    let root = crate::json::parse(&source.text).map_err(|e| {
+        Failure::Located(vec![LocatedError::new(
+            source,
+            Span::new(e.offset, e.len.max(1)),
+            format!("malformed JSON: {e}"),
+            None,
+        )])
+    })?;
+    TableMetadata::from_json(&root).map_err(|e| {
+        Failure::Located(vec![LocatedError::new(
+            source,
+            e.span,
+            format!("not valid Iceberg table metadata: {}", e.message),
+            None,
+        )])
+    })
+}
+
+pub fn dialect_of(dialect: DialectArg) -> Dialect {
+    match dialect {
+        DialectArg::Spark => Dialect::Spark,
+        DialectArg::Trino => Dialect::Trino,
+        DialectArg::Hive => Dialect::Hive,
+    }
+}
+
 pub fn parse_proposals(
     files: &[impl AsRef<Path>],
     dialect: DialectArg,
 ) -> Result<Vec<Statement>, Failure> {
-    let dialect = match dialect {
-        DialectArg::Spark => Dialect::Spark,
-        DialectArg::Trino => Dialect::Trino,
-        DialectArg::Hive => Dialect::Hive,
-    };
     let mut statements = Vec::new();
     let mut errors = Vec::new();
     for file in files {
         let path = file.as_ref();
-        let extension = path
-            .extension()
-            .and_then(|e| e.to_str())
-            .unwrap_or_default()
-            .to_ascii_lowercase();
-        if extension != "sql" {
-            return Err(Failure::Message(format!(
-                "`{}`: only `.sql` migrations are read so far; schema files and metadata proposals are not supported yet",
-                path.display()
-            )));
-        }
-        let source = read_source(path)?;
-        match ddl::parse_sql(source.clone(), dialect) {
+        match parse_proposal(path, path.display().to_string(), dialect_of(dialect)) {
             Ok(mut parsed) => statements.append(&mut parsed),
-            Err(e) => errors.extend(
-                e.errors
-                    .into_iter()
-                    .map(|e| LocatedError::new(&source, e.span, e.message, e.help)),
-            ),
+            Err(Failure::Located(mut located)) => errors.append(&mut located),
+            Err(other) => return Err(other),
         }
     }
     if errors.is_empty() {
@@ -104,4 +101,32 @@ pub fn parse_proposals(
     } else {
         Err(Failure::Located(errors))
     }
+}
+
+/// One proposal file turned into statements: the single place each proposal format plugs into
+/// (`lint`, `apply` and `check` all come through here). `name` is how reports name the file.
+pub fn parse_proposal(
+    path: &Path,
+    name: String,
+    dialect: Dialect,
+) -> Result<Vec<Statement>, Failure> {
+    let extension = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    if extension != "sql" {
+        return Err(Failure::Message(format!(
+            "`{name}`: only `.sql` migrations are read so far; schema files and metadata proposals are not supported yet"
+        )));
+    }
+    let source = read_source_named(path, name)?;
+    ddl::parse_sql(source.clone(), dialect).map_err(|e| {
+        Failure::Located(
+            e.errors
+                .into_iter()
+                .map(|e| LocatedError::new(&source, e.span, e.message, e.help))
+                .collect(),
+        )
+    })
 }

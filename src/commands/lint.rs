@@ -40,7 +40,7 @@ pub fn run(args: &LintArgs, out: &mut dyn Write) -> Result<bool, Failure> {
     let passed = passes(&judgement, args.fail_on);
     write_report(
         &Run {
-            judgement: &judgement,
+            judgements: std::slice::from_ref(&judgement),
             passed,
         },
         args.format,

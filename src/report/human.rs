@@ -8,8 +8,9 @@ use miette::{
     Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, SourceCode,
 };
 
+use crate::commands::pipeline::Judgement;
 use crate::finding::{Finding, Severity};
-use crate::report::{Run, count, sorted_findings};
+use crate::report::Run;
 
 /// Colour only for a terminal, and never when `NO_COLOR` is set (no-color.org).
 pub fn handler() -> GraphicalReportHandler {
@@ -24,7 +25,7 @@ pub fn handler() -> GraphicalReportHandler {
 
 pub fn write(run: &Run<'_>, out: &mut dyn Write) -> io::Result<()> {
     let handler = handler();
-    for finding in sorted_findings(&run.judgement.findings) {
+    for finding in run.findings() {
         let view = FindingView::new(finding);
         let mut text = String::new();
         if handler.render_report(&mut text, &view).is_err() {
@@ -32,7 +33,7 @@ pub fn write(run: &Run<'_>, out: &mut dyn Write) -> io::Result<()> {
         }
         writeln!(out, "{text}")?;
     }
-    for s in &run.judgement.suppressed {
+    for s in run.judgements.iter().flat_map(|j| &j.suppressed) {
         let place = s
             .finding
             .location()
@@ -40,20 +41,20 @@ pub fn write(run: &Run<'_>, out: &mut dyn Write) -> io::Result<()> {
             .unwrap_or_default();
         writeln!(out, "suppressed {}{place}: {}", s.finding.rule, s.reason)?;
     }
-    write_changes(run, out)?;
-    let findings = &run.judgement.findings;
+    for judgement in run.judgements {
+        write_changes(judgement, out)?;
+    }
     let verdict = if run.passed { "passed" } else { "failed" };
     writeln!(
         out,
         "{verdict}: {} error(s), {} warning(s), {} note(s)",
-        count(findings, Severity::Error),
-        count(findings, Severity::Warning),
-        count(findings, Severity::Note)
+        run.count(Severity::Error),
+        run.count(Severity::Warning),
+        run.count(Severity::Note)
     )
 }
 
-fn write_changes(run: &Run<'_>, out: &mut dyn Write) -> io::Result<()> {
-    let judgement = run.judgement;
+fn write_changes(judgement: &Judgement, out: &mut dyn Write) -> io::Result<()> {
     let after = &judgement.evolution.metadata;
     match judgement.before() {
         Some(before) => writeln!(

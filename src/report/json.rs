@@ -4,11 +4,11 @@ use std::io::{self, Write};
 
 use serde_json::{Map, Value, json};
 
-use crate::report::{Run, sorted_findings};
+use crate::report::Run;
 
 pub fn write(run: &Run<'_>, out: &mut dyn Write) -> io::Result<()> {
-    let judgement = run.judgement;
-    let diagnostics: Vec<Value> = sorted_findings(&judgement.findings)
+    let diagnostics: Vec<Value> = run
+        .findings()
         .into_iter()
         .map(|f| {
             let mut d = Map::new();
@@ -28,28 +28,41 @@ pub fn write(run: &Run<'_>, out: &mut dyn Write) -> io::Result<()> {
             Value::Object(d)
         })
         .collect();
-    let suppressed: Vec<Value> = judgement
-        .suppressed
+    let suppressed: Vec<Value> = run
+        .judgements
         .iter()
+        .flat_map(|j| &j.suppressed)
         .map(|s| {
             let location = s.finding.location().map(|l| json!({"file": l.file, "line": l.line, "column": l.column}));
             json!({"rule": s.finding.rule, "message": s.finding.message, "reason": s.reason, "until": s.until, "location": location})
         })
         .collect();
-    let changes: Vec<Value> = judgement
-        .evolution
-        .applied
+    let changes: Vec<Value> = run
+        .judgements
         .iter()
-        .map(|c| {
-            json!({"table": judgement.table, "kind": c.kind.as_str(), "field_id": c.field_id, "path": c.path, "from": c.from, "to": c.to})
+        .flat_map(|j| j.evolution.applied.iter().map(move |c| (j, c)))
+        .map(|(j, c)| {
+            json!({"table": j.table, "kind": c.kind.as_str(), "field_id": c.field_id, "path": c.path, "from": c.from, "to": c.to})
         })
         .collect();
-    let metadata = &judgement.evolution.metadata;
-    let assigned: Vec<Value> = judgement
-        .evolution
-        .assigned
+    let tables: Vec<Value> = run
+        .judgements
         .iter()
-        .map(|a| json!({"path": a.path, "field_id": a.field_id}))
+        .map(|j| {
+            let metadata = &j.evolution.metadata;
+            let assigned: Vec<Value> = j
+                .evolution
+                .assigned
+                .iter()
+                .map(|a| json!({"path": a.path, "field_id": a.field_id}))
+                .collect();
+            json!({
+                "table": j.table,
+                "schema_id": metadata.current_schema_id,
+                "last_column_id": metadata.last_column_id,
+                "assigned": assigned,
+            })
+        })
         .collect();
     let report = json!({
         "version": 1,
@@ -57,12 +70,7 @@ pub fn write(run: &Run<'_>, out: &mut dyn Write) -> io::Result<()> {
         "diagnostics": diagnostics,
         "suppressed": suppressed,
         "changes": changes,
-        "tables": [{
-            "table": judgement.table,
-            "schema_id": metadata.current_schema_id,
-            "last_column_id": metadata.last_column_id,
-            "assigned": assigned,
-        }],
+        "tables": tables,
     });
     serde_json::to_writer_pretty(&mut *out, &report)?;
     writeln!(out)

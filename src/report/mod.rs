@@ -6,15 +6,30 @@ pub mod json;
 use crate::commands::pipeline::Judgement;
 use crate::finding::{Finding, Severity};
 
-/// What a report shows: the judgement and the verdict it led to.
+/// What a report shows: the judgement of each table (one for `lint` and `apply`, each table the
+/// change touches for `check`) and the verdict they led to.
 pub struct Run<'a> {
-    pub judgement: &'a Judgement,
+    pub judgements: &'a [Judgement],
     pub passed: bool,
 }
 
+impl<'a> Run<'a> {
+    /// Every table's findings, in the stable order of [`sorted_findings`].
+    pub fn findings(&self) -> Vec<&'a Finding> {
+        sorted_findings(self.judgements.iter().flat_map(|j| &j.findings))
+    }
+
+    pub fn count(&self, severity: Severity) -> usize {
+        self.judgements
+            .iter()
+            .map(|j| count(&j.findings, severity))
+            .sum()
+    }
+}
+
 /// Findings in a stable order: file, position, rule.
-pub fn sorted_findings(findings: &[Finding]) -> Vec<&Finding> {
-    let mut sorted: Vec<&Finding> = findings.iter().collect();
+pub fn sorted_findings<'a>(findings: impl IntoIterator<Item = &'a Finding>) -> Vec<&'a Finding> {
+    let mut sorted: Vec<&Finding> = findings.into_iter().collect();
     sorted.sort_by_key(|f| {
         let location = f
             .origin
