@@ -22,6 +22,11 @@ pub enum Command {
     Lint(LintArgs),
     /// Like lint, then on pass write the new metadata with field ids assigned as Iceberg does.
     Apply(ApplyArgs),
+    /// The CI gate: judge what a branch changes since its base, for every table of fieldgate.yaml
+    /// it touches, and require the committed metadata to match.
+    Check(CheckArgs),
+    /// Write a commented fieldgate.yaml for the repository at hand, with the tables found in it.
+    Init(InitArgs),
     /// List the rule catalogue: every rule, its default severity and what it catches.
     Rules(RulesArgs),
     /// Explain one rule: what it catches, why it matters, what to do instead, and examples.
@@ -111,6 +116,35 @@ pub struct ApplyArgs {
 
     /// Write even when findings reach --fail-on; the findings are still reported and the exit
     /// code is still 1.
+    #[arg(long)]
+    pub force: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The git ref the change is judged against, through its merge base with HEAD [default:
+    /// GITHUB_BASE_REF's branch in GitHub Actions, else origin/HEAD, origin/main, origin/master,
+    /// main, master].
+    #[arg(long, value_name = "REF")]
+    pub base: Option<String>,
+
+    /// The repository configuration [default: fieldgate.yaml in the current directory, else at
+    /// the repository root].
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = FormatArg::Human)]
+    pub format: FormatArg,
+
+    /// The lowest severity that fails the run (exit code 1).
+    #[arg(long, value_enum, default_value_t = FailOnArg::Error)]
+    pub fail_on: FailOnArg,
+}
+
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// Replace an existing fieldgate.yaml.
     #[arg(long)]
     pub force: bool,
 }

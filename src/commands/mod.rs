@@ -2,7 +2,10 @@
 
 pub mod apply;
 pub mod catalogue;
+pub mod check;
+pub mod drift;
 pub mod failure;
+pub mod init;
 pub mod input;
 pub mod lint;
 pub mod pipeline;

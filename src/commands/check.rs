@@ -1,0 +1,559 @@
+//! `fieldgate check`: the CI gate over a git repository with `fieldgate.yaml`.
+//!
+//! The base is a commit (the merge base of HEAD with the base branch); the proposals are the
+//! files matching `proposals` that were added or changed since it, in path order; each statement
+//! goes to the configured table it names. Only the tables a proposal names or whose metadata
+//! changed are loaded, their base metadata read from git objects, never from the working tree.
+//! Each is judged with its metadata file's git history (who dropped which field when), and the
+//! metadata committed in the working tree must be what `apply` makes of base and proposals.
+
+use std::env;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::change::{Origin, SourceFile, Statement, StatementKind};
+use crate::cli::{CheckArgs, FormatArg};
+use crate::commands::drift::{self, Drift};
+use crate::commands::failure::{Failure, LocatedError};
+use crate::commands::input::{LoadedTable, parse_metadata, parse_proposal, read_source_named};
+use crate::commands::lint::{now_ms, write_report};
+use crate::commands::pipeline::Judgement;
+use crate::evolve::closest;
+use crate::finding::{Finding, Severity};
+use crate::frontend::ddl::Dialect;
+use crate::iceberg::metadata::TableMetadata;
+use crate::iceberg::new_table::new_table;
+use crate::judge::{Judged, Settings, judge_table_with_history};
+use crate::repo::config::{CONFIG_FILE, Config, ConfigError, TableConfig, same_table};
+use crate::repo::git::{Base, CommitFiles, Repo};
+use crate::repo::glob;
+use crate::repo::location::{Files, locate, locate_in};
+use crate::report::Run;
+use crate::rules::{CommitInfo, FileHistory};
+use crate::suppress::date_from_unix_days;
+
+/// Returns whether the gate passed.
+pub fn run(args: &CheckArgs, out: &mut dyn Write) -> Result<bool, Failure> {
+    let cwd = env::current_dir()
+        .map_err(|e| Failure::Message(format!("cannot read the current directory: {e}")))?;
+    let repo = Repo::discover(&cwd)?;
+    let root = repo.root().to_path_buf();
+    let (config, config_dir) = load_repo_config(args.config.as_deref(), &cwd, &root)?;
+    let ci_base = env::var("GITHUB_BASE_REF").ok();
+    let base = repo.base(args.base.as_deref(), ci_base.as_deref())?;
+    let base_files = repo.files_at(base.commit)?;
+
+    let locations = config
+        .locations(&config_dir, &|path| {
+            base_files.is_file(path) || base_files.is_dir(path) || root.join(path).exists()
+        })
+        .map_err(|errors| config_failure(&config, errors))?;
+    let changed = repo.changed_files(base.commit)?;
+    let proposals: Vec<&PathBuf> = changed
+        .iter()
+        .filter(|file| is_proposal(&config, &config_dir, file))
+        .collect();
+    let dialect = config.dialect.unwrap_or(Dialect::Spark);
+    let statements = parse_all(&root, &proposals, dialect)?;
+    let routed = route(&config, &statements)?;
+
+    let now = now_ms();
+    let mut judgements = Vec::new();
+    for ((table, path), statements) in config.tables.iter().zip(&locations).zip(&routed) {
+        let metadata_changed = changed.iter().any(|file| file.starts_with(path));
+        if statements.is_empty() && !metadata_changed {
+            continue;
+        }
+        let at = TableAt {
+            repo: &repo,
+            base: &base,
+            base_files: &base_files,
+            root: &root,
+            config: &config,
+            table,
+            path,
+        };
+        if let Some(judgement) = at.judge(statements, now)? {
+            judgements.push(judgement);
+        }
+    }
+
+    let threshold = match args.fail_on {
+        crate::cli::FailOnArg::Error => Severity::Error,
+        crate::cli::FailOnArg::Warning => Severity::Warning,
+    };
+    let passed = judgements
+        .iter()
+        .flat_map(|j| &j.findings)
+        .all(|f| f.severity < threshold);
+    let write_failed =
+        |e: std::io::Error| Failure::Message(format!("cannot write the report: {e}"));
+    if args.format == FormatArg::Human {
+        writeln!(
+            out,
+            "base: {} (merge base with `{}`, {}); {} proposal file(s); {} of {} table(s) touched\n",
+            base.info.id,
+            base.against,
+            base.info.date,
+            proposals.len(),
+            judgements.len(),
+            config.tables.len()
+        )
+        .map_err(write_failed)?;
+    }
+    let run = Run {
+        judgements: &judgements,
+        passed,
+    };
+    write_report(&run, args.format, out).map_err(write_failed)?;
+    Ok(passed)
+}
+
+/// The configuration and its directory relative to the repository root.
+fn load_repo_config(
+    given: Option<&Path>,
+    cwd: &Path,
+    root: &Path,
+) -> Result<(Config, PathBuf), Failure> {
+    let path = match given {
+        Some(path) => cwd.join(path),
+        None if cwd.join(CONFIG_FILE).is_file() => cwd.join(CONFIG_FILE),
+        None => root.join(CONFIG_FILE),
+    };
+    if !path.is_file() {
+        return Err(Failure::Message(format!(
+            "no {CONFIG_FILE} at `{}`: `fieldgate check` needs one that lists the tables (run `fieldgate init` to write one)",
+            path.display()
+        )));
+    }
+    let canonical = |p: &Path| {
+        std::fs::canonicalize(p)
+            .map_err(|e| Failure::Message(format!("cannot resolve `{}`: {e}", p.display())))
+    };
+    let relative = canonical(&path)?
+        .strip_prefix(canonical(root)?)
+        .map(Path::to_path_buf)
+        .map_err(|_| {
+            Failure::Message(format!(
+                "`{}` is outside the repository at `{}`",
+                path.display(),
+                root.display()
+            ))
+        })?;
+    let source = read_source_named(&path, relative.display().to_string())?;
+    let config =
+        Config::parse(source.clone()).map_err(|errors| config_failure_in(&source, errors))?;
+    let dir = relative.parent().map(Path::to_path_buf).unwrap_or_default();
+    Ok((config, dir))
+}
+
+fn config_failure(config: &Config, errors: Vec<ConfigError>) -> Failure {
+    config_failure_in(&config.source, errors)
+}
+
+fn config_failure_in(source: &crate::change::Source, errors: Vec<ConfigError>) -> Failure {
+    Failure::Located(
+        errors
+            .into_iter()
+            .map(|e| {
+                LocatedError::new(
+                    source,
+                    e.span,
+                    format!("invalid configuration: {}", e.message),
+                    e.help,
+                )
+            })
+            .collect(),
+    )
+}
+
+/// Whether a changed file (relative to the root) matches one of the `proposals` globs (relative
+/// to the configuration's directory).
+fn is_proposal(config: &Config, config_dir: &Path, file: &Path) -> bool {
+    let Ok(relative) = file.strip_prefix(config_dir) else {
+        return false;
+    };
+    let relative: Vec<String> = relative
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    let relative = relative.join("/");
+    config
+        .proposals
+        .iter()
+        .any(|pattern| glob::matches(pattern, &relative))
+}
+
+/// Every proposal's statements, in path order; located errors of all files together.
+fn parse_all(root: &Path, files: &[&PathBuf], dialect: Dialect) -> Result<Vec<Statement>, Failure> {
+    let mut statements = Vec::new();
+    let mut errors = Vec::new();
+    for file in files {
+        match parse_proposal(&root.join(file), file.display().to_string(), dialect) {
+            Ok(mut parsed) => statements.append(&mut parsed),
+            Err(Failure::Located(mut located)) => errors.append(&mut located),
+            Err(other) => return Err(other),
+        }
+    }
+    if errors.is_empty() {
+        Ok(statements)
+    } else {
+        Err(Failure::Located(errors))
+    }
+}
+
+/// Each configured table's statements. A statement naming no configured table, or several, is
+/// a located error: guessing would judge a change against the wrong table.
+fn route<'s>(
+    config: &Config,
+    statements: &'s [Statement],
+) -> Result<Vec<Vec<&'s Statement>>, Failure> {
+    let mut routed: Vec<Vec<&Statement>> = vec![Vec::new(); config.tables.len()];
+    let mut errors = Vec::new();
+    for statement in statements {
+        let matches: Vec<usize> = config
+            .tables
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| same_table(&t.name, &statement.table))
+            .map(|(i, _)| i)
+            .collect();
+        match matches.as_slice() {
+            [index] => routed[*index].push(statement),
+            [] => {
+                let help = closest(
+                    &statement.table,
+                    config.tables.iter().map(|t| t.name.as_str()),
+                )
+                .map(|name| format!("did you mean `{name}`?"))
+                .unwrap_or_else(|| {
+                    format!("add the table to `tables` in {CONFIG_FILE}, with its metadata")
+                });
+                errors.push(LocatedError::new(
+                    &statement.source,
+                    statement.table_span,
+                    format!("`{}` is not a table of {CONFIG_FILE}", statement.table),
+                    Some(help),
+                ));
+            }
+            several => {
+                let names: Vec<String> = several
+                    .iter()
+                    .map(|i| format!("`{}`", config.tables[*i].name))
+                    .collect();
+                errors.push(LocatedError::new(
+                    &statement.source,
+                    statement.table_span,
+                    format!("`{}` could be any of {}", statement.table, names.join(", ")),
+                    Some("qualify the table name as fieldgate.yaml does".into()),
+                ));
+            }
+        }
+    }
+    if errors.is_empty() {
+        Ok(routed)
+    } else {
+        Err(Failure::Located(errors))
+    }
+}
+
+/// One configured table, and where to read it.
+struct TableAt<'a> {
+    repo: &'a Repo,
+    base: &'a Base,
+    base_files: &'a CommitFiles<'a>,
+    root: &'a Path,
+    config: &'a Config,
+    table: &'a TableConfig,
+    /// The table's metadata file or directory, relative to the root.
+    path: &'a Path,
+}
+
+impl TableAt<'_> {
+    /// Judges the table's statements against its base metadata, with its file history, and
+    /// compares the committed metadata with the result. `None`: a table new in this change with
+    /// no proposal, so there is nothing to judge.
+    fn judge(&self, statements: &[&Statement], now: i64) -> Result<Option<Judgement>, Failure> {
+        let settings = self.config.settings_for(&self.table.name);
+        let today = date_from_unix_days(now.div_euclid(86_400_000));
+        let base = self.load_base()?;
+        let (start, alters): (TableMetadata, Vec<&Statement>) = match &base {
+            Some(loaded) => {
+                let creates: Vec<LocatedError> = statements
+                    .iter()
+                    .filter(|s| matches!(s.kind, StatementKind::CreateTable(_)))
+                    .map(|s| {
+                        LocatedError::new(
+                            &s.source,
+                            s.span,
+                            format!(
+                                "CREATE TABLE for `{}`, which already has metadata at the base (`{}`)",
+                                self.table.name,
+                                self.path.display()
+                            ),
+                            Some("change an existing table with ALTER TABLE statements".into()),
+                        )
+                    })
+                    .collect();
+                if !creates.is_empty() {
+                    return Err(Failure::Located(creates));
+                }
+                (loaded.metadata.clone(), statements.to_vec())
+            }
+            None => match statements.split_first() {
+                None => return Ok(None),
+                Some((first, rest)) => match &first.kind {
+                    StatementKind::CreateTable(create) => {
+                        let location = self.root.join(self.path).display().to_string();
+                        let metadata = new_table(create, location, now).map_err(|e| {
+                            Failure::Located(vec![LocatedError::new(
+                                &first.source,
+                                first.span,
+                                e.message,
+                                None,
+                            )])
+                        })?;
+                        (metadata, rest.to_vec())
+                    }
+                    StatementKind::Alter(_) => {
+                        return Err(Failure::Located(vec![LocatedError::new(
+                            &first.source,
+                            first.table_span,
+                            format!(
+                                "`{}` has no metadata at the base ({}): `{}` is not in that commit",
+                                self.table.name,
+                                self.base.info.id,
+                                self.path.display()
+                            ),
+                            Some(
+                                "a new table's first migration is its CREATE TABLE statement"
+                                    .into(),
+                            ),
+                        )]));
+                    }
+                },
+            },
+        };
+        let history = match &base {
+            Some(_) => Some(self.file_history(&settings)?),
+            None => None,
+        };
+        let Judged {
+            evolution,
+            mut findings,
+            suppressed,
+        } = judge_table_with_history(
+            &self.table.name,
+            &start,
+            &alters,
+            &settings,
+            &today,
+            history,
+        );
+        if evolution.problems.is_empty()
+            && let Some(severity) = settings.severity("metadata-drift")
+        {
+            findings.extend(self.drift(
+                &start,
+                base.is_some(),
+                statements,
+                &alters,
+                &evolution.metadata,
+                severity,
+            ));
+        }
+        Ok(Some(Judgement {
+            table: self.table.name.clone(),
+            base,
+            evolution,
+            findings,
+            suppressed,
+            statements: statements.iter().map(|s| (*s).clone()).collect(),
+        }))
+    }
+
+    /// The table as of the base commit, read from git objects.
+    fn load_base(&self) -> Result<Option<LoadedTable>, Failure> {
+        let Ok(location) = locate_in(self.base_files, self.path) else {
+            return Ok(None);
+        };
+        let text = self.base_files.read_to_string(&location.metadata_file)?;
+        let source = Arc::new(SourceFile {
+            name: format!(
+                "{} (at base {})",
+                location.metadata_file.display(),
+                self.base.info.id
+            ),
+            text,
+        });
+        let metadata = parse_metadata(&source)?;
+        Ok(Some(LoadedTable {
+            location,
+            source,
+            metadata,
+        }))
+    }
+
+    /// Who dropped which field when, and since when fields are marked deprecated, from the
+    /// versions of the metadata along the base's history.
+    fn file_history(&self, settings: &Settings) -> Result<FileHistory, Failure> {
+        let versions: Vec<(CommitInfo, TableMetadata)> = self
+            .repo
+            .versions(self.base.commit, self.path)?
+            .into_iter()
+            .filter_map(|version| {
+                let source = Arc::new(SourceFile {
+                    name: version.file.display().to_string(),
+                    text: version.text,
+                });
+                parse_metadata(&source)
+                    .ok()
+                    .map(|metadata| (version.commit, metadata))
+            })
+            .collect();
+        Ok(FileHistory::from_versions(&versions, &settings.options))
+    }
+
+    /// A `metadata-drift` finding when the committed metadata is not what the proposals give.
+    fn drift(
+        &self,
+        start: &TableMetadata,
+        existed: bool,
+        statements: &[&Statement],
+        alters: &[&Statement],
+        expected: &TableMetadata,
+        severity: Severity,
+    ) -> Option<Finding> {
+        let path = self.path.display().to_string();
+        let files = proposal_files(statements);
+        let apply = if existed {
+            format!(
+                "fieldgate apply --write --metadata {path} {}",
+                files.join(" ")
+            )
+        } else {
+            format!(
+                "fieldgate apply -o {} {}",
+                new_metadata_file(self.path),
+                files.join(" ")
+            )
+        };
+        let restore = format!("git checkout {} -- {path}", self.base.info.id);
+        let committed = locate(&self.root.join(self.path))
+            .map_err(Failure::Message)
+            .and_then(|location| {
+                let text = std::fs::read_to_string(&location.metadata_file).map_err(|e| {
+                    Failure::Message(format!(
+                        "cannot read `{}`: {e}",
+                        location.metadata_file.display()
+                    ))
+                })?;
+                parse_metadata(&Arc::new(SourceFile {
+                    name: path.clone(),
+                    text,
+                }))
+            });
+        let table = &self.table.name;
+        let (message, help) = match committed {
+            Err(_) if statements.is_empty() => return None,
+            Err(_) => (
+                format!(
+                    "{table}: the change has no committed metadata: `{path}` holds no readable Iceberg metadata in the working tree"
+                ),
+                format!("run `{apply}` and commit the metadata it writes"),
+            ),
+            Ok(committed) => match drift::compare(start, alters, expected, &committed)? {
+                Drift::Missing if !existed => return None,
+                Drift::Missing => (
+                    format!(
+                        "{table}: the committed metadata does not include this change: `{path}` is still at schema {} (last-column-id {}), the migrations give schema {} (last-column-id {})",
+                        committed.current_schema_id,
+                        committed.last_column_id,
+                        expected.current_schema_id,
+                        expected.last_column_id
+                    ),
+                    format!("run `{apply}` and commit the metadata it writes"),
+                ),
+                Drift::Stale { applied } => {
+                    let rest = proposal_files(&alters[applied..]);
+                    let on_file_boundary = applied == 0
+                        || alters[applied - 1].source.name != alters[applied].source.name;
+                    let help = if on_file_boundary {
+                        format!(
+                            "apply the rest: run `fieldgate apply --write --metadata {path} {}` and commit the metadata it writes",
+                            rest.join(" ")
+                        )
+                    } else {
+                        format!(
+                            "restore the base's metadata (`{restore}`), run `{apply}` and commit the metadata it writes"
+                        )
+                    };
+                    (
+                        format!(
+                            "{table}: the committed metadata is stale: it holds the first {applied} of {} statements (schema {}), the migrations give schema {}",
+                            alters.len(),
+                            committed.current_schema_id,
+                            expected.current_schema_id
+                        ),
+                        help,
+                    )
+                }
+                Drift::Differs(differences) if statements.is_empty() => (
+                    format!(
+                        "{table}: `{path}` changed, but no migration in this change says so: {}",
+                        differences.join("; ")
+                    ),
+                    format!(
+                        "add the migration that makes this change (where `proposals` in {CONFIG_FILE} looks), or restore the metadata with `{restore}`"
+                    ),
+                ),
+                Drift::Differs(differences) => (
+                    format!(
+                        "{table}: the committed metadata differs from what the migrations give: {}",
+                        differences.join("; ")
+                    ),
+                    format!(
+                        "metadata is written by `fieldgate apply`, not by hand: restore the base's metadata (`{restore}`), run `{apply}` and commit the metadata it writes"
+                    ),
+                ),
+            },
+        };
+        let origin = statements.last().map(|s| Origin {
+            source: s.source.clone(),
+            statement: s.span,
+            focus: s.table_span,
+        });
+        Some(Finding {
+            rule: "metadata-drift",
+            severity,
+            message,
+            table: table.clone(),
+            field: None,
+            field_id: None,
+            origin,
+            help: Some(help),
+        })
+    }
+}
+
+/// The distinct files of `statements`, in order, as reports name them.
+fn proposal_files(statements: &[&Statement]) -> Vec<String> {
+    let mut files: Vec<String> = Vec::new();
+    for statement in statements {
+        if !files.contains(&statement.source.name) {
+            files.push(statement.source.name.clone());
+        }
+    }
+    files
+}
+
+/// Where `apply -o` puts a new table's first metadata file: inside a table directory in the
+/// Hadoop layout, or the configured file itself.
+fn new_metadata_file(path: &Path) -> String {
+    if path.to_string_lossy().ends_with(".json") {
+        path.display().to_string()
+    } else {
+        path.join("metadata/v1.metadata.json").display().to_string()
+    }
+}

@@ -1,0 +1,166 @@
+//! `metadata-drift`: the committed metadata must be exactly what `apply` makes of the base and the
+//! proposals. Compared by meaning, not bytes (`last-updated-ms` and formatting differ by writer):
+//! the schemas with their ids, the current schema id, `last-column-id` and the name mapping. A
+//! difference is told as missing (nothing applied), stale (only the first statements applied) or
+//! different (edited by hand, or by a writer that does something else), each with the command
+//! that fixes it.
+
+use crate::change::{Statement, StatementKind};
+use crate::evolve::evolve;
+use crate::iceberg::metadata::TableMetadata;
+use crate::iceberg::schema::{FieldInfo, MemberKind};
+
+/// How the committed metadata relates to what the proposals give.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Drift {
+    /// The metadata is still the base's, though the proposals change the schema.
+    Missing,
+    /// The metadata equals the base with only the first `applied` statements applied.
+    Stale { applied: usize },
+    /// Neither: what differs, field by field.
+    Differs(Vec<String>),
+}
+
+/// Whether two metadata documents agree on everything a schema change writes.
+pub fn same_schema_state(a: &TableMetadata, b: &TableMetadata) -> bool {
+    a.current_schema_id == b.current_schema_id
+        && a.last_column_id == b.last_column_id
+        && a.schemas == b.schemas
+        && a.name_mapping == b.name_mapping
+}
+
+/// Compares the committed metadata with the expected one, `base` evolved by `statements`.
+pub fn compare(
+    base: &TableMetadata,
+    statements: &[&Statement],
+    expected: &TableMetadata,
+    committed: &TableMetadata,
+) -> Option<Drift> {
+    if same_schema_state(expected, committed) {
+        return None;
+    }
+    if same_schema_state(base, committed) {
+        return Some(Drift::Missing);
+    }
+    let alters: Vec<&[crate::change::Change]> = statements
+        .iter()
+        .filter_map(|s| match &s.kind {
+            StatementKind::Alter(changes) => Some(changes.as_slice()),
+            StatementKind::CreateTable(_) => None,
+        })
+        .collect();
+    for applied in (1..alters.len()).rev() {
+        let partial = evolve(base, alters[..applied].iter().copied());
+        if partial.problems.is_empty() && same_schema_state(&partial.metadata, committed) {
+            return Some(Drift::Stale { applied });
+        }
+    }
+    Some(Drift::Differs(differences(expected, committed)))
+}
+
+/// The first few differences, in words, expected (from the proposals) against committed.
+pub fn differences(expected: &TableMetadata, committed: &TableMetadata) -> Vec<String> {
+    const SHOWN: usize = 5;
+    let mut out = Vec::new();
+    let fields = |m: &TableMetadata| -> Vec<FieldInfo> {
+        m.current_schema()
+            .walk()
+            .into_iter()
+            .filter(|f| f.kind == MemberKind::StructField)
+            .collect()
+    };
+    let (want, have) = (fields(expected), fields(committed));
+    for field in &want {
+        match have.iter().find(|f| f.id == field.id) {
+            None => out.push(format!(
+                "`{}` (field id {}) is missing from the metadata",
+                field.path, field.id
+            )),
+            Some(found) => {
+                let mut parts = Vec::new();
+                if found.path != field.path {
+                    parts.push(format!("named `{}`", found.path));
+                }
+                if found.field_type != field.field_type {
+                    parts.push(format!("of type {}", found.field_type));
+                }
+                if found.required != field.required {
+                    parts.push(
+                        if found.required {
+                            "required"
+                        } else {
+                            "optional"
+                        }
+                        .into(),
+                    );
+                }
+                if found.doc != field.doc {
+                    parts.push(match &found.doc {
+                        Some(doc) => format!("documented '{doc}'"),
+                        None => "without a doc".into(),
+                    });
+                }
+                if !parts.is_empty() {
+                    out.push(format!(
+                        "`{}` (field id {}) is {} in the metadata",
+                        field.path,
+                        field.id,
+                        parts.join(", ")
+                    ));
+                }
+            }
+        }
+    }
+    for field in have.iter().filter(|f| !want.iter().any(|w| w.id == f.id)) {
+        out.push(format!(
+            "`{}` (field id {}) is in the metadata but no migration adds it",
+            field.path, field.id
+        ));
+    }
+    let pairs = [
+        (
+            "current-schema-id",
+            expected.current_schema_id,
+            committed.current_schema_id,
+        ),
+        (
+            "last-column-id",
+            expected.last_column_id,
+            committed.last_column_id,
+        ),
+    ];
+    for (key, want, have) in pairs {
+        if want != have {
+            out.push(format!(
+                "`{key}` is {have} in the metadata, {want} from the migrations"
+            ));
+        }
+    }
+    if out.is_empty() {
+        for schema in &expected.schemas {
+            if committed.schema(schema.schema_id) != Some(schema) {
+                out.push(format!(
+                    "schema {} differs from the one the migrations give",
+                    schema.schema_id
+                ));
+            }
+        }
+        for schema in &committed.schemas {
+            if expected.schema(schema.schema_id).is_none() {
+                out.push(format!(
+                    "schema {} is in the metadata, but no migration makes it",
+                    schema.schema_id
+                ));
+            }
+        }
+        if expected.name_mapping != committed.name_mapping {
+            out.push("the name mapping (`schema.name-mapping.default`) differs".into());
+        }
+    }
+    if out.len() > SHOWN {
+        let more = out.len() - SHOWN;
+        out.truncate(SHOWN);
+        out.push(format!("and {more} more"));
+    }
+    out
+}
