@@ -294,11 +294,34 @@ def build_orders(catalog: SqlCatalog) -> Table:
     return table
 
 
+def build_accounts(catalog: SqlCatalog) -> Table:
+    """v2 table whose history marks a column deprecated before it may be dropped (`column-drop`'s
+    `require-deprecation-days`): v1 as created, v2 with `legacy_score`'s doc marked deprecated."""
+    schema = Schema(
+        *numbered(
+            NestedField(0, "account_id", LongType(), required=True),
+            opt("email", StringType()),
+            opt("legacy_score", IntegerType(), doc="risk score, old model"),
+            opt("segment", StringType()),
+        ),
+        identifier_field_ids=[1],
+    )
+    table = catalog.create_table(
+        f"{NAMESPACE}.accounts",
+        schema,
+        properties={**BASE_PROPERTIES, "format-version": "2"},
+    )
+    with table.update_schema() as u:
+        u.update_column("legacy_score", doc="deprecated: use risk_score; risk score, old model")
+    return table
+
+
 BASE_TABLES: dict[str, Callable[[SqlCatalog], Table]] = {
     "events": build_events,
     "users": build_users,
     "legacy": build_legacy,
     "orders": build_orders,
+    "accounts": build_accounts,
 }
 
 
