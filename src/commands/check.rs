@@ -16,7 +16,9 @@ use crate::change::{Origin, SourceFile, Statement, StatementKind};
 use crate::cli::{CheckArgs, FormatArg};
 use crate::commands::drift::{self, Drift};
 use crate::commands::failure::{Failure, LocatedError};
-use crate::commands::input::{LoadedTable, parse_metadata, parse_proposal, read_source_named};
+use crate::commands::input::{
+    LoadedTable, file_history, parse_metadata, parse_proposal, read_source_named,
+};
 use crate::commands::lint::{now_ms, write_report};
 use crate::commands::pipeline::Judgement;
 use crate::evolve::closest;
@@ -24,13 +26,12 @@ use crate::finding::{Finding, Severity};
 use crate::frontend::ddl::Dialect;
 use crate::iceberg::metadata::TableMetadata;
 use crate::iceberg::new_table::new_table;
-use crate::judge::{Judged, Settings, judge_table_with_history};
+use crate::judge::{Judged, judge_table_with_history};
 use crate::repo::config::{CONFIG_FILE, Config, ConfigError, TableConfig, same_table};
 use crate::repo::git::{Base, CommitFiles, Repo};
 use crate::repo::glob;
 use crate::repo::location::{Files, locate, locate_in};
 use crate::report::Run;
-use crate::rules::{CommitInfo, FileHistory};
 use crate::suppress::date_from_unix_days;
 
 /// Returns whether the gate passed.
@@ -336,7 +337,12 @@ impl TableAt<'_> {
             },
         };
         let history = match &base {
-            Some(_) => Some(self.file_history(&settings)?),
+            Some(_) => Some(file_history(
+                self.repo,
+                self.base.commit,
+                self.path,
+                &settings.options,
+            )?),
             None => None,
         };
         let Judged {
@@ -393,26 +399,6 @@ impl TableAt<'_> {
             source,
             metadata,
         }))
-    }
-
-    /// Who dropped which field when, and since when fields are marked deprecated, from the
-    /// versions of the metadata along the base's history.
-    fn file_history(&self, settings: &Settings) -> Result<FileHistory, Failure> {
-        let versions: Vec<(CommitInfo, TableMetadata)> = self
-            .repo
-            .versions(self.base.commit, self.path)?
-            .into_iter()
-            .filter_map(|version| {
-                let source = Arc::new(SourceFile {
-                    name: version.file.display().to_string(),
-                    text: version.text,
-                });
-                parse_metadata(&source)
-                    .ok()
-                    .map(|metadata| (version.commit, metadata))
-            })
-            .collect();
-        Ok(FileHistory::from_versions(&versions, &settings.options))
     }
 
     /// A `metadata-drift` finding when the committed metadata is not what the proposals give.

@@ -10,7 +10,9 @@ use crate::cli::DialectArg;
 use crate::commands::failure::{Failure, LocatedError};
 use crate::frontend::ddl::{self, Dialect};
 use crate::iceberg::metadata::TableMetadata;
+use crate::repo::git::Repo;
 use crate::repo::location::{TableLocation, locate};
+use crate::rules::{CommitInfo, FileHistory, RuleOptions};
 
 /// Reads a file as UTF-8 text; invalid bytes are a located error, not a lossy conversion.
 pub fn read_source(path: &Path) -> Result<Source, Failure> {
@@ -35,6 +37,41 @@ pub fn read_source_named(path: &Path, name: String) -> Result<Source, Failure> {
             )]))
         }
     }
+}
+
+/// Who dropped which field when, and since when fields are marked deprecated, from the versions
+/// of the table at `path` (relative to the root) along `commit`'s history. Versions that do not
+/// parse are skipped: history informs findings, it does not fail the run.
+pub fn file_history(
+    repo: &Repo,
+    commit: git2::Oid,
+    path: &Path,
+    options: &RuleOptions,
+) -> Result<FileHistory, Failure> {
+    let versions: Vec<(CommitInfo, TableMetadata)> = repo
+        .versions(commit, path)?
+        .into_iter()
+        .filter_map(|version| {
+            let source = Arc::new(SourceFile {
+                name: version.file.display().to_string(),
+                text: version.text,
+            });
+            parse_metadata(&source)
+                .ok()
+                .map(|metadata| (version.commit, metadata))
+        })
+        .collect();
+    Ok(FileHistory::from_versions(&versions, options))
+}
+
+/// [`file_history`] for a table given on the command line, up to HEAD, when it lives in a git
+/// repository: so `lint` and `apply` judge name reuse and deprecation windows as `check` does.
+/// Outside git, or when git cannot tell, there is none.
+pub fn history_on_disk(path: &Path, options: &RuleOptions) -> Option<FileHistory> {
+    let dir = if path.is_dir() { path } else { path.parent()? };
+    let repo = Repo::discover(dir).ok()?;
+    let relative = repo.relative(path)?;
+    file_history(&repo, repo.head()?, &relative, options).ok()
 }
 
 pub struct LoadedTable {

@@ -4,13 +4,13 @@
 use crate::change::{Statement, StatementKind};
 use crate::cli::ProposalArgs;
 use crate::commands::failure::{Failure, LocatedError};
-use crate::commands::input::{LoadedTable, load_table, parse_proposals};
+use crate::commands::input::{LoadedTable, history_on_disk, load_table, parse_proposals};
 use crate::commands::settings::resolve;
 use crate::evolve::Evolution;
 use crate::finding::Finding;
 use crate::iceberg::metadata::TableMetadata;
 use crate::iceberg::new_table::new_table;
-use crate::judge::{Judged, judge_table};
+use crate::judge::{Judged, judge_table_with_history};
 use crate::repo::config::same_table;
 use crate::suppress::{Suppressed, date_from_unix_days};
 
@@ -118,11 +118,15 @@ pub fn judge(args: &ProposalArgs, location: String, now_ms: i64) -> Result<Judge
         return Err(Failure::Located(errors));
     }
     let settings = resolved.settings_for(&table);
+    let history = args
+        .metadata
+        .as_deref()
+        .and_then(|path| history_on_disk(path, &settings.options));
     let Judged {
         evolution,
         findings,
         suppressed,
-    } = judge_table(&table, &start, &alters, &settings, &today(now_ms));
+    } = judge_table_with_history(&table, &start, &alters, &settings, &today(now_ms), history);
     Ok(Judgement {
         table,
         base,

@@ -55,6 +55,18 @@ impl Repo {
         &self.root
     }
 
+    /// The commit HEAD points at; `None` in a repository without commits.
+    pub fn head(&self) -> Option<Oid> {
+        self.repo.head().ok()?.peel_to_commit().ok().map(|c| c.id())
+    }
+
+    /// `path` (on disk) relative to the root, if it is inside the working tree.
+    pub fn relative(&self, path: &Path) -> Option<PathBuf> {
+        let path = std::fs::canonicalize(path).ok()?;
+        let root = std::fs::canonicalize(&self.root).ok()?;
+        path.strip_prefix(root).ok().map(Path::to_path_buf)
+    }
+
     /// The merge base of HEAD with `given`, else with the branch CI names (`GITHUB_BASE_REF`),
     /// else with the upstream default branch (`origin/HEAD`, `origin/main`, `origin/master`,
     /// `main`, `master`). A base that is not in the clone is an error that says how to fetch it,

@@ -1,0 +1,666 @@
+//! `fieldgate check` in real git repositories: a base branch with tables and history, a PR branch
+//! with migrations, and the verdict for each scenario of the CI gate. Table metadata is copied from
+//! the pyiceberg-written fixtures (`tests/fixtures/tables/*`, one commit per metadata version where
+//! history matters); the PR's metadata is what `fieldgate apply --write` writes, as a developer
+//! would commit it.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+fn fixtures() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tables")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+const CONFIG: &str = "tables:\n  db.orders:\n    metadata: warehouse/db/orders\n  db.events:\n    metadata: warehouse/db/events\n  db.accounts:\n    metadata: warehouse/db/accounts\nproposals:\n  - migrations/**/*.sql\n";
+
+/// A git repository in a temporary directory, with commits dated as the test says.
+struct Lake {
+    dir: tempfile::TempDir,
+}
+
+impl Lake {
+    fn new() -> Lake {
+        let lake = Lake {
+            dir: tempfile::tempdir().unwrap(),
+        };
+        lake.git(&["init", "-q", "-b", "main"]);
+        lake
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn git_in(dir: &Path, args: &[&str], days_ago: i64, author: &str) -> Output {
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap()
+            .as_secs() as i64;
+        let date = format!("@{} +0000", now - days_ago * 86_400);
+        let output = Command::new("git")
+            .args([
+                "-c",
+                "commit.gpgsign=false",
+                "-c",
+                "init.defaultBranch=main",
+            ])
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_AUTHOR_NAME", author)
+            .env("GIT_AUTHOR_EMAIL", "dev@example.com")
+            .env("GIT_COMMITTER_NAME", author)
+            .env("GIT_COMMITTER_EMAIL", "dev@example.com")
+            .env("GIT_AUTHOR_DATE", &date)
+            .env("GIT_COMMITTER_DATE", &date)
+            .env_remove("GITHUB_BASE_REF")
+            .output()
+            .expect("git runs");
+        assert!(
+            output.status.success(),
+            "git {args:?}: {}",
+            text(&output.stderr)
+        );
+        output
+    }
+
+    fn git(&self, args: &[&str]) -> String {
+        text(&Lake::git_in(self.path(), args, 0, "Test").stdout)
+    }
+
+    fn write(&self, path: &str, contents: &str) {
+        let file = self.path().join(path);
+        fs::create_dir_all(file.parent().unwrap()).unwrap();
+        fs::write(file, contents).unwrap();
+    }
+
+    fn read(&self, path: &str) -> String {
+        fs::read_to_string(self.path().join(path)).unwrap()
+    }
+
+    /// The fixture table's metadata versions 1..=`version` (pyiceberg's files, byte for byte) in
+    /// the Hadoop layout at `to`, with the version hint at `version`.
+    fn table(&self, fixture: &str, to: &str, version: u64) {
+        for v in 1..=version {
+            let name = format!("v{v}.metadata.json");
+            let from = fixtures().join(fixture).join("metadata").join(&name);
+            self.write(
+                &format!("{to}/metadata/{name}"),
+                &fs::read_to_string(from).unwrap(),
+            );
+        }
+        self.write(
+            &format!("{to}/metadata/version-hint.text"),
+            &format!("{version}\n"),
+        );
+    }
+
+    /// Commits everything, `days_ago` days ago, by `author`; returns the short id.
+    fn commit(&self, message: &str, days_ago: i64, author: &str) -> String {
+        Lake::git_in(self.path(), &["add", "-A"], days_ago, author);
+        Lake::git_in(
+            self.path(),
+            &["commit", "-q", "-m", message],
+            days_ago,
+            author,
+        );
+        self.git(&["rev-parse", "--short=7", "HEAD"])
+            .trim()
+            .to_string()
+    }
+
+    fn fieldgate(&self, args: &[&str]) -> Output {
+        self.fieldgate_env(args, &[])
+    }
+
+    fn fieldgate_env(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_fieldgate"));
+        command
+            .args(args)
+            .current_dir(self.path())
+            .env("NO_COLOR", "1")
+            .env_remove("GITHUB_BASE_REF");
+        for (key, value) in env {
+            command.env(key, value);
+        }
+        command.output().expect("fieldgate runs")
+    }
+
+    /// `check --format json`: exit code and the report.
+    fn check_json(&self) -> (Option<i32>, serde_json::Value) {
+        let output = self.fieldgate(&["check", "--format", "json"]);
+        let report = serde_json::from_slice(&output.stdout).unwrap_or_else(|_| {
+            panic!(
+                "not JSON: {}\nstderr: {}",
+                text(&output.stdout),
+                text(&output.stderr)
+            )
+        });
+        (output.status.code(), report)
+    }
+
+    /// `apply --write` as a developer runs it before committing; must succeed.
+    fn apply(&self, table: &str, files: &[&str]) {
+        let mut args = vec!["apply", "--write", "--metadata", table];
+        args.extend_from_slice(files);
+        let output = self.fieldgate(&args);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{}{}",
+            text(&output.stdout),
+            text(&output.stderr)
+        );
+    }
+}
+
+/// Main with the three tables at their latest fixture versions, and a `pr` branch checked out.
+fn lake_with_tables() -> Lake {
+    let lake = Lake::new();
+    lake.write("fieldgate.yaml", CONFIG);
+    lake.table("orders", "warehouse/db/orders", 5);
+    lake.table("events", "warehouse/db/events", 9);
+    lake.table("accounts", "warehouse/db/accounts", 2);
+    lake.commit("tables", 10, "Ada");
+    lake.git(&["checkout", "-q", "-b", "pr"]);
+    lake
+}
+
+fn diagnostics(report: &serde_json::Value) -> Vec<(String, String, String)> {
+    report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["rule"].as_str().unwrap().to_string(),
+                d["severity"].as_str().unwrap().to_string(),
+                d["message"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+fn rules(report: &serde_json::Value) -> Vec<String> {
+    diagnostics(report).into_iter().map(|(r, _, _)| r).collect()
+}
+
+#[test]
+fn a_clean_pr_with_applied_metadata_passes() {
+    let lake = lake_with_tables();
+    lake.write(
+        "migrations/0001_vip.sql",
+        "ALTER TABLE db.events ADD COLUMN vip_level int COMMENT 'loyalty tier 1-5';\n",
+    );
+    lake.apply("warehouse/db/events", &["migrations/0001_vip.sql"]);
+    lake.commit("add vip_level", 0, "Ada");
+    let (code, report) = lake.check_json();
+    assert_eq!(code, Some(0), "{report:#}");
+    assert_eq!(report["passed"], true);
+    let tables: Vec<&str> = report["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["table"].as_str().unwrap())
+        .collect();
+    assert_eq!(tables, ["db.events"], "only the touched table is judged");
+    assert_eq!(report["changes"][0]["path"], "vip_level");
+    assert_eq!(report["changes"][0]["field_id"], 25);
+
+    let human = lake.fieldgate(&["check"]);
+    let out = text(&human.stdout);
+    assert!(
+        out.contains("1 proposal file(s); 1 of 3 table(s) touched"),
+        "{out}"
+    );
+    assert!(out.contains("db.events: schema 3 -> 4"), "{out}");
+    assert!(
+        out.trim_end()
+            .ends_with("passed: 0 error(s), 0 warning(s), 1 note(s)"),
+        "{out}"
+    );
+}
+
+#[test]
+fn uncommitted_and_untracked_migrations_count_too() {
+    let lake = lake_with_tables();
+    lake.write(
+        "migrations/0001_narrow.sql",
+        "ALTER TABLE db.orders ALTER COLUMN total_units TYPE int;\n",
+    );
+    let (code, report) = lake.check_json();
+    assert_eq!(code, Some(1));
+    assert!(
+        rules(&report).contains(&"type-narrowing".to_string()),
+        "{report:#}"
+    );
+}
+
+#[test]
+fn a_narrowing_pr_fails() {
+    let lake = lake_with_tables();
+    lake.write(
+        "migrations/0001_narrow.sql",
+        "ALTER TABLE db.orders ALTER COLUMN total_units TYPE int;\n",
+    );
+    lake.commit("narrow", 0, "Bob");
+    let (code, report) = lake.check_json();
+    assert_eq!(code, Some(1));
+    let found = diagnostics(&report);
+    let narrowing = found
+        .iter()
+        .find(|(rule, _, _)| rule == "type-narrowing")
+        .unwrap_or_else(|| panic!("{found:?}"));
+    assert_eq!(narrowing.1, "error");
+    assert!(narrowing.2.contains("total_units"), "{}", narrowing.2);
+    let location = &report["diagnostics"][0]["location"];
+    assert_eq!(location["file"], "migrations/0001_narrow.sql");
+}
+
+/// Main's history of `orders`: v3 (with `status`), then v4 (pyiceberg dropped `status`), then two
+/// unrelated commits; returns the id of the dropping commit.
+fn lake_where_status_was_dropped(drop_days_ago: i64) -> (Lake, String) {
+    let lake = Lake::new();
+    lake.write("fieldgate.yaml", CONFIG);
+    lake.table("orders", "warehouse/db/orders", 3);
+    lake.commit("orders table", drop_days_ago + 20, "Ada");
+    lake.table("orders", "warehouse/db/orders", 4);
+    let dropped = lake.commit("drop status", drop_days_ago, "Grace Hopper");
+    lake.table("orders", "warehouse/db/orders", 5);
+    lake.commit("orders: new snapshot", drop_days_ago - 1, "Ada");
+    lake.table("events", "warehouse/db/events", 9);
+    lake.table("accounts", "warehouse/db/accounts", 2);
+    lake.commit("events and accounts tables", drop_days_ago - 2, "Ada");
+    lake.git(&["checkout", "-q", "-b", "pr"]);
+    (lake, dropped)
+}
+
+fn date_days_ago(days: i64) -> String {
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64;
+    let day = (now - days * 86_400).div_euclid(86_400);
+    // Civil date from days (Hinnant), to compare with the report.
+    let z = day + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+#[test]
+fn reusing_a_name_dropped_three_commits_earlier_names_the_commit_date_and_author() {
+    let (lake, dropped) = lake_where_status_was_dropped(10);
+    lake.write(
+        "migrations/0001_status.sql",
+        "ALTER TABLE db.orders ADD COLUMN status string COMMENT 'shipping state';\n",
+    );
+    // The developer forced the write past the finding; check must still fail on it.
+    let output = lake.fieldgate(&[
+        "apply",
+        "--write",
+        "--force",
+        "--metadata",
+        "warehouse/db/orders",
+        "migrations/0001_status.sql",
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    lake.commit("re-add status", 0, "Bob");
+    let (code, report) = lake.check_json();
+    assert_eq!(code, Some(1), "{report:#}");
+    let found = diagnostics(&report);
+    assert_eq!(
+        found
+            .iter()
+            .filter(|(_, severity, _)| severity == "error")
+            .map(|(rule, _, _)| rule.as_str())
+            .collect::<Vec<_>>(),
+        ["name-reuse"],
+        "{found:?}"
+    );
+    let message = &found.iter().find(|f| f.0 == "name-reuse").unwrap().2;
+    let expected = format!(
+        "`status` (id 5, string, 'user review state') was dropped in {dropped} on {} by Grace Hopper",
+        date_days_ago(10)
+    );
+    assert!(message.contains(&expected), "{message}\nwanted: {expected}");
+}
+
+#[test]
+fn name_reuse_outside_its_window_is_a_warning() {
+    let (lake, dropped) = lake_where_status_was_dropped(45);
+    lake.write(
+        "fieldgate.yaml",
+        &format!("{CONFIG}rules:\n  name-reuse: {{severity: error, window-days: 30}}\n"),
+    );
+    lake.write(
+        "migrations/0001_status.sql",
+        "ALTER TABLE db.orders ADD COLUMN status string COMMENT 'shipping state';\n",
+    );
+    lake.apply("warehouse/db/orders", &["migrations/0001_status.sql"]);
+    lake.commit("re-add status", 0, "Bob");
+    let (code, report) = lake.check_json();
+    assert_eq!(code, Some(0), "{report:#}");
+    let found = diagnostics(&report);
+    let reuse = found.iter().find(|f| f.0 == "name-reuse").unwrap();
+    assert_eq!(reuse.1, "warning");
+    assert!(reuse.2.contains(&dropped), "{}", reuse.2);
+    assert!(
+        reuse.2.contains("(45 days ago, outside the 30-day window)"),
+        "{}",
+        reuse.2
+    );
+}
+
+#[test]
+fn metadata_not_regenerated_is_caught_with_the_command_to_run() {
+    let lake = lake_with_tables();
+    lake.write(
+        "migrations/0001_vip.sql",
+        "ALTER TABLE db.events ADD COLUMN vip_level int;\n",
+    );
+    lake.commit("add vip_level, forgot apply", 0, "Bob");
+    let (code, report) = lake.check_json();
+    assert_eq!(code, Some(1));
+    let drift = &report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["rule"] == "metadata-drift")
+        .cloned()
+        .unwrap_or_else(|| panic!("{report:#}"));
+    let message = drift["message"].as_str().unwrap();
+    assert!(
+        message.contains("does not include this change"),
+        "{message}"
+    );
+    assert!(message.contains("still at schema 3"), "{message}");
+    assert_eq!(
+        drift["help"],
+        "run `fieldgate apply --write --metadata warehouse/db/events migrations/0001_vip.sql` and commit the metadata it writes"
+    );
+    // Following the help fixes it.
+    lake.apply("warehouse/db/events", &["migrations/0001_vip.sql"]);
+    lake.commit("apply", 0, "Bob");
+    assert_eq!(lake.check_json().0, Some(0));
+}
+
+#[test]
+fn stale_metadata_names_the_migrations_still_to_apply() {
+    let lake = lake_with_tables();
+    lake.write(
+        "migrations/0001_vip.sql",
+        "ALTER TABLE db.events ADD COLUMN vip_level int;\n",
+    );
+    lake.apply("warehouse/db/events", &["migrations/0001_vip.sql"]);
+    lake.write(
+        "migrations/0002_tier.sql",
+        "ALTER TABLE db.events ADD COLUMN tier string;\n",
+    );
+    lake.commit("two migrations, one applied", 0, "Bob");
+    let (code, report) = lake.check_json();
+    assert_eq!(code, Some(1));
+    let drift = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["rule"] == "metadata-drift")
+        .cloned()
+        .unwrap_or_else(|| panic!("{report:#}"));
+    assert!(
+        drift["message"]
+            .as_str()
+            .unwrap()
+            .contains("stale: it holds the first 1 of 2 statements"),
+        "{drift:#}"
+    );
+    assert_eq!(
+        drift["help"],
+        "apply the rest: run `fieldgate apply --write --metadata warehouse/db/events migrations/0002_tier.sql` and commit the metadata it writes"
+    );
+}
+
+#[test]
+fn hand_edited_metadata_is_caught() {
+    let lake = lake_with_tables();
+    lake.write(
+        "migrations/0001_vip.sql",
+        "ALTER TABLE db.events ADD COLUMN vip_level int;\n",
+    );
+    lake.apply("warehouse/db/events", &["migrations/0001_vip.sql"]);
+    // Someone "fixes" the type in the JSON instead of writing a migration.
+    let file = "warehouse/db/events/metadata/v10.metadata.json";
+    let written = lake.read(file);
+    let edited = written.replacen(
+        r#""name":"vip_level","type":"int""#,
+        r#""name":"vip_level","type":"long""#,
+        1,
+    );
+    assert_ne!(written, edited, "the edit applies to what apply wrote");
+    lake.write(file, &edited);
+    lake.commit("vip_level as long", 0, "Bob");
+    let (code, report) = lake.check_json();
+    assert_eq!(code, Some(1));
+    let found = diagnostics(&report);
+    let drift = found
+        .iter()
+        .find(|f| f.0 == "metadata-drift")
+        .unwrap_or_else(|| panic!("{found:?}"));
+    assert!(
+        drift
+            .2
+            .contains("`vip_level` (field id 25) is of type long in the metadata"),
+        "{}",
+        drift.2
+    );
+}
+
+#[test]
+fn metadata_changed_without_a_migration_is_caught() {
+    let lake = lake_with_tables();
+    // `accounts` rolled back to pyiceberg's v1 (v2 only added a doc) by hand, with no migration.
+    lake.table("accounts", "warehouse/db/accounts", 1);
+    lake.write("warehouse/db/accounts/metadata/version-hint.text", "1\n");
+    lake.git(&[
+        "rm",
+        "-q",
+        "warehouse/db/accounts/metadata/v2.metadata.json",
+    ]);
+    lake.commit("roll accounts back by hand", 0, "Bob");
+    let (code, report) = lake.check_json();
+    assert_eq!(code, Some(1), "{report:#}");
+    let found = diagnostics(&report);
+    let drift = found
+        .iter()
+        .find(|f| f.0 == "metadata-drift")
+        .unwrap_or_else(|| panic!("{found:?}"));
+    assert!(
+        drift
+            .2
+            .contains("changed, but no migration in this change says so"),
+        "{}",
+        drift.2
+    );
+}
+
+#[test]
+fn a_shallow_clone_without_the_base_says_how_to_fetch_it() {
+    let origin = lake_with_tables();
+    origin.write(
+        "migrations/0001_vip.sql",
+        "ALTER TABLE db.events ADD COLUMN vip_level int;\n",
+    );
+    origin.apply("warehouse/db/events", &["migrations/0001_vip.sql"]);
+    origin.commit("add vip_level", 0, "Ada");
+    // As on GitHub, the remote's HEAD is its default branch.
+    origin.git(&["checkout", "-q", "main"]);
+    let clones = tempfile::tempdir().unwrap();
+    let url = format!("file://{}", origin.path().display());
+    Lake::git_in(
+        clones.path(),
+        &[
+            "clone", "-q", "--depth", "1", "--branch", "pr", &url, "shallow",
+        ],
+        0,
+        "CI",
+    );
+    let clone = Lake { dir: clones };
+    let shallow = clone.path().join("shallow");
+    for env in [&[][..], &[("GITHUB_BASE_REF", "main")][..]] {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_fieldgate"));
+        command
+            .args(["check"])
+            .current_dir(&shallow)
+            .env("NO_COLOR", "1")
+            .env_remove("GITHUB_BASE_REF");
+        for (key, value) in env {
+            command.env(key, value);
+        }
+        let output = command.output().unwrap();
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains("shallow clone"), "{stderr}");
+        assert!(stderr.contains("`fetch-depth: 0`"), "{stderr}");
+        assert!(stderr.contains("`git fetch origin main`"), "{stderr}");
+        assert!(text(&output.stdout).is_empty(), "no verdict without a base");
+    }
+}
+
+#[test]
+fn a_statement_for_a_table_not_in_the_config_is_a_located_error() {
+    let lake = lake_with_tables();
+    lake.write(
+        "migrations/0001.sql",
+        "-- a typo in the table name\nALTER TABLE db.order ADD COLUMN x int;\n",
+    );
+    let output = lake.fieldgate(&["check"]);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("`db.order` is not a table of fieldgate.yaml"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("did you mean `db.orders`?"), "{stderr}");
+    assert!(stderr.contains("migrations/0001.sql:2:13"), "{stderr}");
+}
+
+#[test]
+fn configuration_errors_are_located() {
+    let lake = lake_with_tables();
+    lake.write(
+        "fieldgate.yaml",
+        "tables:\n  db.orders:\n    metadata: warehouse/db/ordres\n  db.far:\n    metadata: ../elsewhere\nproposals: [migrations/*.sql]\n",
+    );
+    lake.commit("bad config", 0, "Bob");
+    let output = lake.fieldgate(&["check"]);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("`warehouse/db/ordres` does"), "{stderr}");
+    assert!(
+        stderr.contains("`../elsewhere` points outside the repository"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_drop_needs_its_deprecation_period_from_git_history() {
+    let lake = Lake::new();
+    lake.write(
+        "fieldgate.yaml",
+        "tables:\n  db.accounts:\n    metadata: warehouse/db/accounts\nproposals: [migrations/*.sql]\nrules:\n  column-drop: {require-deprecation-days: 30}\n",
+    );
+    // v1 as created 60 days ago; v2 (pyiceberg marked `legacy_score` deprecated) 40 days ago.
+    lake.table("accounts", "warehouse/db/accounts", 1);
+    lake.commit("accounts", 60, "Ada");
+    lake.table("accounts", "warehouse/db/accounts", 2);
+    lake.commit("deprecate legacy_score", 40, "Ada");
+    lake.git(&["checkout", "-q", "-b", "pr"]);
+    lake.write(
+        "migrations/0001_drop.sql",
+        "ALTER TABLE db.accounts DROP COLUMN legacy_score;\n",
+    );
+    lake.apply("warehouse/db/accounts", &["migrations/0001_drop.sql"]);
+    lake.commit("drop legacy_score", 0, "Bob");
+    let (code, report) = lake.check_json();
+    assert_eq!(code, Some(0), "{report:#}");
+    let drop = diagnostics(&report)
+        .into_iter()
+        .find(|f| f.0 == "column-drop")
+        .unwrap();
+    assert_eq!(drop.1, "warning");
+    assert!(drop.2.contains("(40 days, 30 required)"), "{}", drop.2);
+
+    // `segment` never carried the mark: an error.
+    lake.write(
+        "migrations/0002_drop.sql",
+        "ALTER TABLE db.accounts DROP COLUMN segment;\n",
+    );
+    let (code, report) = lake.check_json();
+    assert_eq!(code, Some(1));
+    let errors: Vec<_> = diagnostics(&report)
+        .into_iter()
+        .filter(|f| f.0 == "column-drop" && f.1 == "error")
+        .collect();
+    assert_eq!(errors.len(), 1, "{report:#}");
+    assert!(
+        errors[0].2.contains("does not carry the mark `deprecated`"),
+        "{}",
+        errors[0].2
+    );
+}
+
+#[test]
+fn a_thousand_tables_and_a_change_to_one() {
+    let lake = Lake::new();
+    let mut config = String::from("tables:\n");
+    let source = fixtures().join("users/metadata/v5.metadata.json");
+    let metadata = fs::read_to_string(source).unwrap();
+    for i in 0..1000 {
+        config.push_str(&format!(
+            "  lake.t{i:04}:\n    metadata: warehouse/lake/t{i:04}\n"
+        ));
+        lake.write(
+            &format!("warehouse/lake/t{i:04}/metadata/v5.metadata.json"),
+            &metadata,
+        );
+        lake.write(
+            &format!("warehouse/lake/t{i:04}/metadata/version-hint.text"),
+            "5\n",
+        );
+    }
+    config.push_str("proposals:\n  - migrations/**/*.sql\n");
+    lake.write("fieldgate.yaml", &config);
+    lake.commit("a thousand tables", 5, "Ada");
+    lake.git(&["checkout", "-q", "-b", "pr"]);
+    lake.write(
+        "migrations/0001.sql",
+        "ALTER TABLE lake.t0042 ADD COLUMN vip_level int COMMENT 'tier';\n",
+    );
+    lake.apply("warehouse/lake/t0042", &["migrations/0001.sql"]);
+    lake.commit("one table changes", 0, "Bob");
+
+    let started = Instant::now();
+    let output = lake.fieldgate(&["check"]);
+    let elapsed = started.elapsed();
+    let out = text(&output.stdout);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{out}{}",
+        text(&output.stderr)
+    );
+    assert!(out.contains("1 of 1000 table(s) touched"), "{out}");
+    // Generous for a debug build on a busy runner; the benchmark issue measures it properly.
+    assert!(elapsed < Duration::from_secs(20), "check took {elapsed:?}");
+}
