@@ -664,3 +664,34 @@ fn a_thousand_tables_and_a_change_to_one() {
     // Generous for a debug build on a busy runner; the benchmark issue measures it properly.
     assert!(elapsed < Duration::from_secs(20), "check took {elapsed:?}");
 }
+
+#[test]
+fn init_writes_a_configuration_that_check_runs_with() {
+    let lake = Lake::new();
+    lake.table("orders", "warehouse/db/orders", 5);
+    lake.table("events", "warehouse/db.db/events", 9);
+    lake.write("migrations/.keep", "");
+    lake.write("migrations/0000_readme.sql", "-- migrations live here\n");
+    let output = lake.fieldgate(&["init"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let out = text(&output.stdout);
+    assert!(out.contains("db.orders: warehouse/db/orders"), "{out}");
+    assert!(out.contains("db.events: warehouse/db.db/events"), "{out}");
+    let config = lake.read("fieldgate.yaml");
+    assert!(config.contains("  - migrations/**/*.sql\n"), "{config}");
+    // A second run does not overwrite it.
+    let again = lake.fieldgate(&["init"]);
+    assert_eq!(again.status.code(), Some(2));
+    assert!(text(&again.stderr).contains("--force"));
+
+    lake.commit("tables", 3, "Ada");
+    lake.git(&["checkout", "-q", "-b", "pr"]);
+    lake.write(
+        "migrations/0001.sql",
+        "ALTER TABLE db.events ADD COLUMN vip_level int COMMENT 'tier';\n",
+    );
+    lake.apply("warehouse/db.db/events", &["migrations/0001.sql"]);
+    lake.commit("vip", 0, "Bob");
+    let (code, report) = lake.check_json();
+    assert_eq!(code, Some(0), "{report:#}");
+}

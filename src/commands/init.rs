@@ -272,10 +272,10 @@ pub fn render(tables: &[FoundTable], sql_dirs: &[String]) -> String {
             text.push_str(&format!("    metadata: {}\n", scalar(&table.path)));
         }
         text.push_str(
-            "    # Per table, optionally:\n\
-             #   mapping: field-id        # how readers find columns in old files: field-id (default) | name | position\n\
-             #   compatibility: backward  # who must keep reading: backward (default) | forward | full, each also -transitive\n\
-             #   rules: {column-rename: off}\n",
+            "    # Each table may also set:\n\
+             \x20   # mapping: field-id        # how readers find columns in old files: field-id | name | position\n\
+             \x20   # compatibility: backward  # who must keep reading: backward | forward | full, each also -transitive\n\
+             \x20   # rules: {column-rename: off}\n",
         );
     }
     text.push_str(
