@@ -13,6 +13,7 @@ use crate::change::{Change, ChangeKind, FieldPath, NewField, Origin, Position};
 use crate::iceberg::metadata::TableMetadata;
 use crate::iceberg::schema::{Field, FieldInfo, MemberKind, Schema, member_by_id};
 use crate::iceberg::types::{FieldId, MAX_USER_FIELD_ID, PrimitiveType, StructType, Type};
+use crate::suggest::closest;
 
 /// Why a change cannot be applied to the table at all.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -1111,31 +1112,6 @@ fn invalid_at(change: &Change, message: String) -> Box<Problem> {
         field_id: None,
         path: change.path().map(FieldPath::dotted),
     })
-}
-
-/// The candidate closest to `wanted` by edit distance, if it is close enough to be a typo.
-pub fn closest<'a>(wanted: &str, candidates: impl Iterator<Item = &'a str>) -> Option<String> {
-    let wanted_lower = wanted.to_lowercase();
-    candidates
-        .map(|c| (edit_distance(&wanted_lower, &c.to_lowercase()), c))
-        .filter(|(d, c)| *d <= (c.len().max(wanted.len()) / 3).max(1))
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, c)| c.to_string())
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut previous = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let substitution = previous + usize::from(ca != *cb);
-            previous = row[j + 1];
-            row[j + 1] = substitution.min(row[j] + 1).min(previous + 1);
-        }
-    }
-    row[b.len()]
 }
 
 #[cfg(test)]
