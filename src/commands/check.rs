@@ -21,7 +21,6 @@ use crate::commands::input::{
 };
 use crate::commands::lint::{now_ms, write_report};
 use crate::commands::pipeline::Judgement;
-use crate::evolve::closest;
 use crate::finding::{Finding, Severity};
 use crate::frontend::ddl::Dialect;
 use crate::iceberg::metadata::TableMetadata;
@@ -32,6 +31,7 @@ use crate::repo::git::{Base, CommitFiles, Repo};
 use crate::repo::glob;
 use crate::repo::location::{Files, locate, locate_in};
 use crate::report::Run;
+use crate::suggest::closest;
 use crate::suppress::date_from_unix_days;
 
 /// Returns whether the gate passed.
