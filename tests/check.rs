@@ -695,3 +695,43 @@ fn init_writes_a_configuration_that_check_runs_with() {
     let (code, report) = lake.check_json();
     assert_eq!(code, Some(0), "{report:#}");
 }
+
+#[test]
+fn a_table_created_by_the_change_needs_its_metadata_written() {
+    let lake = lake_with_tables();
+    lake.write(
+        "fieldgate.yaml",
+        &CONFIG.replace(
+            "tables:\n",
+            "tables:\n  db.shipments:\n    metadata: warehouse/db/shipments\n",
+        ),
+    );
+    lake.write(
+        "migrations/0001_shipments.sql",
+        "CREATE TABLE db.shipments (id bigint NOT NULL, state string COMMENT 'shipping state') USING iceberg;\n",
+    );
+    lake.commit("new table, metadata not written", 0, "Bob");
+    let (code, report) = lake.check_json();
+    assert_eq!(code, Some(1), "{report:#}");
+    let drift = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["rule"] == "metadata-drift")
+        .cloned()
+        .unwrap_or_else(|| panic!("{report:#}"));
+    assert_eq!(
+        drift["help"],
+        "run `fieldgate apply -o warehouse/db/shipments/metadata/v1.metadata.json migrations/0001_shipments.sql` and commit the metadata it writes"
+    );
+    let output = lake.fieldgate(&[
+        "apply",
+        "-o",
+        "warehouse/db/shipments/metadata/v1.metadata.json",
+        "migrations/0001_shipments.sql",
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    lake.commit("write it", 0, "Bob");
+    let (code, report) = lake.check_json();
+    assert_eq!(code, Some(0), "{report:#}");
+}

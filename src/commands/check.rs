@@ -19,14 +19,14 @@ use crate::commands::failure::{Failure, LocatedError};
 use crate::commands::input::{
     LoadedTable, file_history, parse_metadata, parse_proposal, read_source_named,
 };
-use crate::commands::lint::{now_ms, write_report};
+use crate::commands::lint::{not_broken_pipe, now_ms, write_report};
 use crate::commands::pipeline::Judgement;
 use crate::finding::{Finding, Severity};
 use crate::frontend::ddl::Dialect;
 use crate::iceberg::metadata::TableMetadata;
 use crate::iceberg::new_table::new_table;
 use crate::judge::{Judged, judge_table_with_history};
-use crate::repo::config::{CONFIG_FILE, Config, ConfigError, TableConfig, same_table};
+use crate::repo::config::{CONFIG_FILE, Config, ConfigError, TableConfig, repo_path, same_table};
 use crate::repo::git::{Base, CommitFiles, Repo};
 use crate::repo::glob;
 use crate::repo::location::{Files, locate, locate_in};
@@ -45,11 +45,6 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write) -> Result<bool, Failure> {
     let base = repo.base(args.base.as_deref(), ci_base.as_deref())?;
     let base_files = repo.files_at(base.commit)?;
 
-    let locations = config
-        .locations(&config_dir, &|path| {
-            base_files.is_file(path) || base_files.is_dir(path) || root.join(path).exists()
-        })
-        .map_err(|errors| config_failure(&config, errors))?;
     let changed = repo.changed_files(base.commit)?;
     let proposals: Vec<&PathBuf> = changed
         .iter()
@@ -58,6 +53,27 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write) -> Result<bool, Failure> {
     let dialect = config.dialect.unwrap_or(Dialect::Spark);
     let statements = parse_all(&root, &proposals, dialect)?;
     let routed = route(&config, &statements)?;
+    // A table this change creates may have no metadata anywhere yet: its metadata-drift finding
+    // says how to write it, which helps more than a configuration error.
+    let created: Vec<PathBuf> = config
+        .tables
+        .iter()
+        .zip(&routed)
+        .filter(|(_, statements)| {
+            statements
+                .first()
+                .is_some_and(|s| matches!(s.kind, StatementKind::CreateTable(_)))
+        })
+        .filter_map(|(table, _)| repo_path(&config_dir, table.metadata.as_deref()?).ok())
+        .collect();
+    let locations = config
+        .locations(&config_dir, &|path| {
+            base_files.is_file(path)
+                || base_files.is_dir(path)
+                || root.join(path).exists()
+                || created.iter().any(|c| c == path)
+        })
+        .map_err(|errors| config_failure(&config, errors))?;
 
     let now = now_ms();
     let mut judgements = Vec::new();
@@ -91,7 +107,7 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write) -> Result<bool, Failure> {
     let write_failed =
         |e: std::io::Error| Failure::Message(format!("cannot write the report: {e}"));
     if args.format == FormatArg::Human {
-        writeln!(
+        let header = writeln!(
             out,
             "base: {} (merge base with `{}`, {}); {} proposal file(s); {} of {} table(s) touched\n",
             base.info.id,
@@ -100,8 +116,8 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write) -> Result<bool, Failure> {
             proposals.len(),
             judgements.len(),
             config.tables.len()
-        )
-        .map_err(write_failed)?;
+        );
+        not_broken_pipe(header).map_err(write_failed)?;
     }
     let run = Run {
         judgements: &judgements,

@@ -25,9 +25,19 @@ pub fn now_ms() -> i64 {
 }
 
 pub fn write_report(run: &Run<'_>, format: FormatArg, out: &mut dyn Write) -> std::io::Result<()> {
-    match format {
+    let written = match format {
         FormatArg::Human => report::human::write(run, out),
         FormatArg::Json => report::json::write(run, out),
+    };
+    not_broken_pipe(written)
+}
+
+/// A reader that stops early (`fieldgate check | head`) is not a failure of the run: the verdict
+/// is still the exit code.
+pub fn not_broken_pipe(result: std::io::Result<()>) -> std::io::Result<()> {
+    match result {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
     }
 }
 
