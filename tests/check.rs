@@ -735,3 +735,22 @@ fn a_table_created_by_the_change_needs_its_metadata_written() {
     let (code, report) = lake.check_json();
     assert_eq!(code, Some(0), "{report:#}");
 }
+
+#[test]
+fn an_explicit_base_is_used_and_a_missing_one_is_an_error() {
+    let lake = lake_with_tables();
+    lake.write(
+        "migrations/0001_narrow.sql",
+        "ALTER TABLE db.orders ALTER COLUMN total_units TYPE int;\n",
+    );
+    lake.commit("narrow", 0, "Bob");
+    // Judged against the PR's own tip, the change is already in the base: nothing to judge.
+    let output = lake.fieldgate(&["check", "--base", "pr"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert!(text(&output.stdout).contains("0 proposal file(s); 0 of 3 table(s) touched"));
+    let output = lake.fieldgate(&["check", "--base", "origin/release"]);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("tried `origin/release`"), "{stderr}");
+    assert!(stderr.contains("`git fetch origin release`"), "{stderr}");
+}
