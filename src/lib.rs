@@ -15,3 +15,4 @@ pub mod iceberg;
 pub mod json;
 pub mod repo;
 pub mod report;
+pub mod verify;

@@ -5,3 +5,4 @@ pub mod failure;
 pub mod input;
 pub mod lint;
 pub mod pipeline;
+pub mod verify;
