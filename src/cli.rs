@@ -25,6 +25,29 @@ pub enum Command {
     /// Read sample Parquet files as a field-id reader reads them under the table's schema, and
     /// show how every column resolved.
     Verify(VerifyArgs),
+    /// List the rule catalogue: every rule, its default severity and what it catches.
+    Rules(RulesArgs),
+    /// Explain one rule: what it catches, why it matters, what to do instead, and examples.
+    Explain(ExplainArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct RulesArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = CatalogueFormat::Human)]
+    pub format: CatalogueFormat,
+}
+
+#[derive(Debug, Args)]
+pub struct ExplainArgs {
+    /// The rule's name, as `fieldgate rules` lists it.
+    pub rule: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CatalogueFormat {
+    Human,
+    Json,
 }
 
 #[derive(Debug, Args)]
@@ -42,9 +65,22 @@ pub struct ProposalArgs {
     #[arg(long, value_name = "NAME")]
     pub table: Option<String>,
 
-    /// The SQL dialect of the migrations.
-    #[arg(long, value_enum, default_value_t = DialectArg::Spark)]
-    pub dialect: DialectArg,
+    /// The SQL dialect of the migrations [default: fieldgate.yaml's `dialect`, else spark].
+    #[arg(long, value_enum)]
+    pub dialect: Option<DialectArg>,
+
+    /// The repository configuration [default: ./fieldgate.yaml when it exists].
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+
+    /// How readers find columns in old data files [default: the table's `mapping`, else field-id].
+    #[arg(long, value_parser = ["field-id", "name", "position"])]
+    pub mapping: Option<String>,
+
+    /// Who must keep reading: backward, forward or full, each optionally `-transitive`
+    /// [default: the configuration's, else backward].
+    #[arg(long, value_parser = ["backward", "forward", "full", "backward-transitive", "forward-transitive", "full-transitive"])]
+    pub compatibility: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -76,7 +112,8 @@ pub struct ApplyArgs {
     #[arg(long)]
     pub write: bool,
 
-    /// Write even when findings reach --fail-on (the findings are still reported).
+    /// Write even when findings reach --fail-on; the findings are still reported and the exit
+    /// code is still 1.
     #[arg(long)]
     pub force: bool,
 }

@@ -11,8 +11,9 @@
 
 use crate::change::{Change, ChangeKind, FieldPath, NewField, Origin, Position};
 use crate::iceberg::metadata::TableMetadata;
-use crate::iceberg::schema::{Field, FieldInfo, MemberKind, Schema};
+use crate::iceberg::schema::{Field, FieldInfo, MemberKind, Schema, member_by_id};
 use crate::iceberg::types::{FieldId, MAX_USER_FIELD_ID, PrimitiveType, StructType, Type};
+use crate::suggest::closest;
 
 /// Why a change cannot be applied to the table at all.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,7 +25,10 @@ pub enum ProblemKind {
     },
     /// An add or rename collides with a sibling's name.
     DuplicateName { path: String, existing_id: FieldId },
-    /// The change is one the Iceberg model cannot express (add to a primitive, drop a map key...).
+    /// A change to the shape of a nested type Iceberg forbids: a map key altered, a list element or
+    /// map value dropped, a field moved to another struct.
+    NestedStructure,
+    /// Any other change the Iceberg model cannot express (add to a primitive, rename an element...).
     InvalidChange,
 }
 
@@ -45,16 +49,55 @@ pub struct Assigned {
     pub field_id: FieldId,
 }
 
-/// A change as it was applied, resolved to the field id it touched, for reports.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What an applied change did, in the vocabulary of reports and rules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AppliedKind {
+    Add,
+    Rename,
+    UpdateType,
+    SetRequired,
+    SetOptional,
+    UpdateDoc,
+    Move,
+    Drop,
+    SetIdentifierFields,
+    DropIdentifierFields,
+}
+
+impl AppliedKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AppliedKind::Add => "add",
+            AppliedKind::Rename => "rename",
+            AppliedKind::UpdateType => "update-type",
+            AppliedKind::SetRequired => "set-required",
+            AppliedKind::SetOptional => "set-optional",
+            AppliedKind::UpdateDoc => "update-doc",
+            AppliedKind::Move => "move",
+            AppliedKind::Drop => "drop",
+            AppliedKind::SetIdentifierFields => "set-identifier-fields",
+            AppliedKind::DropIdentifierFields => "drop-identifier-fields",
+        }
+    }
+}
+
+/// A change as it was applied, resolved to the field id it touched: the field as it was just
+/// before the change and just after it, where the change came from, and which statement (schema
+/// update) it belongs to. Rules judge these; reports list them.
+#[derive(Debug, Clone)]
 pub struct Applied {
-    /// `add`, `rename`, `update-type`, `set-required`, `set-optional`, `update-doc`, `move`,
-    /// `drop`, `set-identifier-fields`.
-    pub kind: &'static str,
+    pub kind: AppliedKind,
     pub field_id: Option<FieldId>,
     pub path: String,
     pub from: Option<String>,
     pub to: Option<String>,
+    pub origin: Option<Origin>,
+    pub statement: usize,
+    pub before: Option<FieldInfo>,
+    pub after: Option<FieldInfo>,
+    /// Identifier fields this change removed without the migration saying so (a drop of an
+    /// identifier column, or of a struct holding one); Java refuses exactly these.
+    pub implicit_identifier_drops: Vec<FieldId>,
 }
 
 #[derive(Debug, Clone)]
@@ -75,11 +118,18 @@ pub fn evolve<'c>(
     let mut assigned = Vec::new();
     let mut applied = Vec::new();
     let mut problems = Vec::new();
-    for changes in statements {
+    for (statement, changes) in statements.into_iter().enumerate() {
         let mut update = Update::new(&metadata);
         for change in changes {
             match update.apply(change) {
-                Ok(record) => applied.push(record),
+                Ok(mut record) => {
+                    if let Some(id) = record.field_id {
+                        record.after = member_by_id(&update.fields, id);
+                    }
+                    record.origin = Some(change.origin.clone());
+                    record.statement = statement;
+                    applied.push(record);
+                }
                 Err(problem) => problems.push(*problem),
             }
         }
@@ -156,17 +206,37 @@ struct Update {
 type Outcome = Result<Applied, Box<Problem>>;
 
 fn record(
-    kind: &'static str,
+    kind: AppliedKind,
     target: &FieldInfo,
     from: Option<String>,
     to: Option<String>,
 ) -> Applied {
-    Applied {
-        kind,
-        field_id: Some(target.id),
-        path: target.path.clone(),
-        from,
-        to,
+    // `target` was resolved before the change was made: it is the field as it was.
+    let mut applied = Applied::new(kind, Some(target.id), target.path.clone(), from, to);
+    applied.before = Some(target.clone());
+    applied
+}
+
+impl Applied {
+    fn new(
+        kind: AppliedKind,
+        field_id: Option<FieldId>,
+        path: String,
+        from: Option<String>,
+        to: Option<String>,
+    ) -> Applied {
+        Applied {
+            kind,
+            field_id,
+            path,
+            from,
+            to,
+            origin: None,
+            statement: 0,
+            before: None,
+            after: None,
+            implicit_identifier_drops: Vec::new(),
+        }
     }
 }
 
@@ -192,10 +262,10 @@ impl Update {
 
     fn commit(self, metadata: &mut TableMetadata) {
         let mut schema = self.schema();
-        let index = schema.index_by_id();
+        let fields = &schema.fields;
         schema
             .identifier_field_ids
-            .retain(|id| index.contains_key(id));
+            .retain(|id| member_by_id(fields, *id).is_some());
         metadata.last_column_id = metadata
             .last_column_id
             .max(self.last_column_id)
@@ -220,6 +290,7 @@ impl Update {
     }
 
     fn apply(&mut self, change: &Change) -> Outcome {
+        self.refuse_map_key_changes(change)?;
         match &change.kind {
             ChangeKind::AddField {
                 parent,
@@ -238,9 +309,9 @@ impl Update {
                 });
                 let word = |r: bool| if r { "required" } else { "optional" };
                 let kind = if *required {
-                    "set-required"
+                    AppliedKind::SetRequired
                 } else {
-                    "set-optional"
+                    AppliedKind::SetOptional
                 };
                 Ok(record(
                     kind,
@@ -267,7 +338,7 @@ impl Update {
                     }
                 });
                 Ok(record(
-                    "update-doc",
+                    AppliedKind::UpdateDoc,
                     &target,
                     target.doc.clone(),
                     doc.clone(),
@@ -288,13 +359,13 @@ impl Update {
                     .collect::<Vec<_>>()
                     .join(", ");
                 self.identifiers = ids;
-                Ok(Applied {
-                    kind: "set-identifier-fields",
-                    field_id: None,
-                    path: names.clone(),
-                    from: None,
-                    to: Some(names),
-                })
+                Ok(Applied::new(
+                    AppliedKind::SetIdentifierFields,
+                    None,
+                    names.clone(),
+                    None,
+                    Some(names),
+                ))
             }
             ChangeKind::DropIdentifierFields { paths } => {
                 for path in paths {
@@ -313,13 +384,13 @@ impl Update {
                     .map(FieldPath::dotted)
                     .collect::<Vec<_>>()
                     .join(", ");
-                Ok(Applied {
-                    kind: "drop-identifier-fields",
-                    field_id: None,
-                    path: names.clone(),
-                    from: Some(names),
-                    to: None,
-                })
+                Ok(Applied::new(
+                    AppliedKind::DropIdentifierFields,
+                    None,
+                    names.clone(),
+                    Some(names),
+                    None,
+                ))
             }
         }
     }
@@ -368,6 +439,13 @@ impl Update {
                 path: Some(full_path),
             }));
         }
+        let index = match position {
+            None => siblings.len(),
+            Some(position) => {
+                let others: Vec<&Field> = siblings.iter().collect();
+                self.position_index(change, &others, &new.name, position)?
+            }
+        };
         let mut field = field_from_new(new);
         field.id = self.next_id(change)?;
         let mut overflow = false;
@@ -386,10 +464,6 @@ impl Update {
             ));
         }
         self.last_column_id = last;
-        let index = match position {
-            None => siblings.len(),
-            Some(position) => self.position_index(change, &siblings, &new.name, position)?,
-        };
         let added = Schema {
             schema_id: 0,
             identifier_field_ids: Vec::new(),
@@ -409,13 +483,13 @@ impl Update {
         self.with_struct(parent_id, |fields| {
             fields.insert(index.min(fields.len()), field)
         });
-        Ok(Applied {
-            kind: "add",
-            field_id: Some(id),
-            path: full_path,
-            from: None,
+        Ok(Applied::new(
+            AppliedKind::Add,
+            Some(id),
+            full_path,
+            None,
             to,
-        })
+        ))
     }
 
     fn rename(&mut self, change: &Change, path: &FieldPath, new_name: &str) -> Outcome {
@@ -461,7 +535,7 @@ impl Update {
         }
         let new_path = join(&parent_path(&target.path), new_name);
         Ok(record(
-            "rename",
+            AppliedKind::Rename,
             &target,
             Some(target.path.clone()),
             Some(new_path),
@@ -492,7 +566,7 @@ impl Update {
         });
         self.set_member_type(target.id, new_type);
         Ok(record(
-            "update-type",
+            AppliedKind::UpdateType,
             &target,
             Some(target.field_type.to_string()),
             Some(new_type.to_string()),
@@ -508,9 +582,9 @@ impl Update {
                 format!("Cannot move fields in non-struct type: {}", target.path),
             ));
         }
-        let siblings: Vec<Field> = self
+        let siblings: Vec<&Field> = self
             .siblings(target.parent_id)
-            .into_iter()
+            .iter()
             .filter(|f| f.id != target.id)
             .collect();
         let index = self.position_index(change, &siblings, &target.name, position)?;
@@ -525,20 +599,20 @@ impl Update {
             Position::After(r) => format!("after {r}"),
             Position::Before(r) => format!("before {r}"),
         };
-        Ok(record("move", &target, None, Some(to)))
+        Ok(record(AppliedKind::Move, &target, None, Some(to)))
     }
 
     fn drop_field(&mut self, change: &Change, path: &FieldPath, if_exists: bool) -> Outcome {
         let target = match self.resolve(change, path) {
             Ok(target) => target,
             Err(_) if if_exists => {
-                return Ok(Applied {
-                    kind: "drop",
-                    field_id: None,
-                    path: path.dotted(),
-                    from: None,
-                    to: None,
-                });
+                return Ok(Applied::new(
+                    AppliedKind::Drop,
+                    None,
+                    path.dotted(),
+                    None,
+                    None,
+                ));
             }
             Err(problem) => return Err(problem),
         };
@@ -549,21 +623,66 @@ impl Update {
             MemberKind::MapValue => Some("Cannot delete value type from map"),
         };
         if let Some(message) = refused {
-            return Err(invalid(
+            return Err(nested(
                 change,
                 &target,
                 format!("{message}: `{}`", target.path),
             ));
         }
+        let inside = format!("{}.", target.path);
+        let removed: Vec<FieldId> = self
+            .identifiers
+            .iter()
+            .copied()
+            .filter(|id| {
+                *id == target.id
+                    || member_by_id(&self.fields, *id).is_some_and(|f| f.path.starts_with(&inside))
+            })
+            .collect();
+        self.identifiers.retain(|id| !removed.contains(id));
         self.with_struct(target.parent_id, |fields| {
             fields.retain(|f| f.id != target.id)
         });
-        Ok(record(
-            "drop",
+        let mut applied = record(
+            AppliedKind::Drop,
             &target,
             Some(target.field_type.to_string()),
             None,
-        ))
+        );
+        applied.implicit_identifier_drops = removed;
+        Ok(applied)
+    }
+
+    /// Map keys are immutable in Iceberg (Java: "Cannot alter map keys"): a change to a key or to
+    /// anything inside one is refused, whatever the change.
+    fn refuse_map_key_changes(&self, change: &Change) -> Result<(), Box<Problem>> {
+        let Some(path) = change.path() else {
+            return Ok(());
+        };
+        if path.0.is_empty() {
+            return Ok(());
+        }
+        let Ok(target) = self.resolve(change, path) else {
+            return Ok(());
+        };
+        let mut current = Some(target.clone());
+        while let Some(info) = current {
+            if info.kind == MemberKind::MapKey {
+                let place = if info.id == target.id {
+                    "the key"
+                } else {
+                    "inside the key"
+                };
+                let message = format!(
+                    "Cannot alter map keys: `{}` is {place} of map `{}`",
+                    target.path,
+                    parent_path(&info.path)
+                );
+                return Err(nested(change, &target, message));
+            }
+            current = info.parent_id.and_then(|id| member_by_id(&self.fields, id));
+        }
+        Ok(())
     }
 
     /// Java's `Schema.validateIdentifierField` rules.
@@ -607,7 +726,7 @@ impl Update {
     fn position_index(
         &self,
         change: &Change,
-        siblings: &[Field],
+        siblings: &[&Field],
         name: &str,
         position: &Position,
     ) -> Result<usize, Box<Problem>> {
@@ -650,7 +769,7 @@ impl Update {
         target: &FieldInfo,
     ) -> Result<(FieldId, String), Box<Problem>> {
         if target.kind == MemberKind::MapKey {
-            return Err(invalid(
+            return Err(nested(
                 change,
                 target,
                 format!("Cannot add fields to map keys: {}", target.path),
@@ -672,18 +791,25 @@ impl Update {
         }
     }
 
-    fn siblings(&self, parent: Option<FieldId>) -> Vec<Field> {
-        match parent {
-            None => self.fields.clone(),
-            Some(id) => {
-                let mut out = Vec::new();
-                visit_structs(&self.fields, None, &mut |owner, fields| {
-                    if owner == Some(id) {
-                        out = fields.clone();
-                    }
-                });
-                out
+    /// The fields of the struct `parent` (the root when `None`), by reference.
+    fn siblings(&self, parent: Option<FieldId>) -> &[Field] {
+        fn find(fields: &[Field], id: FieldId) -> Option<&[Field]> {
+            fields.iter().find_map(|f| in_type(&f.field_type, f.id, id))
+        }
+        fn in_type(t: &Type, owner: FieldId, id: FieldId) -> Option<&[Field]> {
+            match t {
+                Type::Primitive(_) => None,
+                Type::Struct(s) if owner == id => Some(&s.fields),
+                Type::Struct(s) => find(&s.fields, id),
+                Type::List(l) => in_type(&l.element, l.element_id, id),
+                Type::Map(m) => {
+                    in_type(&m.key, m.key_id, id).or_else(|| in_type(&m.value, m.value_id, id))
+                }
             }
+        }
+        match parent {
+            None => &self.fields,
+            Some(id) => find(&self.fields, id).unwrap_or(&[]),
         }
     }
 
@@ -750,60 +876,145 @@ impl Update {
     /// match is taken, as Spark (case-insensitive by default) would resolve it. A list or map
     /// may be stepped through without naming `element`/`value`, as Iceberg Java allows.
     fn resolve(&self, change: &Change, path: &FieldPath) -> Result<FieldInfo, Box<Problem>> {
-        let walk = self.schema().walk();
-        let mut parent: Option<FieldId> = None;
-        let mut found: Option<&FieldInfo> = None;
+        let mut found: Option<FieldInfo> = None;
         for segment in &path.0 {
-            let children =
-                |owner: Option<FieldId>| walk.iter().filter(move |f| f.parent_id == owner);
-            let pick = |owner: Option<FieldId>| {
-                children(owner).find(|f| f.name == *segment).or_else(|| {
-                    let mut matches =
-                        children(owner).filter(|f| f.name.eq_ignore_ascii_case(segment));
-                    match (matches.next(), matches.next()) {
-                        (Some(one), None) => Some(one),
-                        _ => None,
-                    }
-                })
-            };
-            let mut next = pick(parent);
+            let mut next = pick(&self.fields, found.as_ref(), segment);
             if next.is_none()
-                && let Some(current) = found
+                && let Some(current) = &found
             {
+                // Iceberg Java lets a path step through a list or map to its element or value.
                 let implicit = match &current.field_type {
-                    Type::List(l) => Some(l.element_id),
-                    Type::Map(m) => Some(m.value_id),
+                    Type::List(_) => pick(&self.fields, found.as_ref(), "element"),
+                    Type::Map(_) => pick(&self.fields, found.as_ref(), "value"),
                     _ => None,
                 };
-                next = implicit.and_then(|id| pick(Some(id)));
+                next = implicit.and_then(|step| pick(&self.fields, Some(&step), segment));
             }
             match next {
-                Some(info) => {
-                    parent = Some(info.id);
-                    found = Some(info);
-                }
-                None => {
-                    let so_far = found.map(|f| f.path.clone()).unwrap_or_default();
-                    let wanted = join(&so_far, segment);
-                    let candidates = walk.iter().map(|f| f.path.as_str());
-                    let suggestion = closest(&path.dotted(), candidates);
-                    return Err(Box::new(Problem {
-                        kind: ProblemKind::UnknownField {
-                            path: path.dotted(),
-                            suggestion: suggestion.clone(),
-                        },
-                        message: format!("no field `{wanted}` in the table's current schema"),
-                        help: suggestion.map(|s| format!("did you mean `{s}`?")),
-                        origin: change.origin.clone(),
-                        field_id: None,
-                        path: Some(path.dotted()),
-                    }));
-                }
+                Some(info) => found = Some(info),
+                None => return Err(self.unknown_field(change, path, found.as_ref(), segment)),
             }
         }
-        found
-            .cloned()
-            .ok_or_else(|| invalid_at(change, "an empty column path".to_string()))
+        found.ok_or_else(|| invalid_at(change, "an empty column path".to_string()))
+    }
+
+    fn unknown_field(
+        &self,
+        change: &Change,
+        path: &FieldPath,
+        so_far: Option<&FieldInfo>,
+        segment: &str,
+    ) -> Box<Problem> {
+        let wanted = join(so_far.map(|f| f.path.as_str()).unwrap_or(""), segment);
+        // Only on this error path is the whole schema walked, for a "did you mean".
+        let walk = self.schema().walk();
+        let suggestion = closest(&path.dotted(), walk.iter().map(|f| f.path.as_str()));
+        Box::new(Problem {
+            kind: ProblemKind::UnknownField {
+                path: path.dotted(),
+                suggestion: suggestion.clone(),
+            },
+            message: format!("no field `{wanted}` in the table's current schema"),
+            help: suggestion.map(|s| format!("did you mean `{s}`?")),
+            origin: change.origin.clone(),
+            field_id: None,
+            path: Some(path.dotted()),
+        })
+    }
+}
+
+/// A member seen through a reference, so looking one name up among many siblings clones
+/// nothing; only the member picked becomes a [`FieldInfo`].
+struct MemberRef<'a> {
+    id: FieldId,
+    name: &'a str,
+    required: bool,
+    field_type: &'a Type,
+    field: Option<&'a Field>,
+    position: usize,
+    kind: MemberKind,
+}
+
+impl MemberRef<'_> {
+    fn info(&self, parent: Option<&FieldInfo>) -> FieldInfo {
+        FieldInfo {
+            id: self.id,
+            path: join(parent.map(|p| p.path.as_str()).unwrap_or(""), self.name),
+            name: self.name.to_string(),
+            required: self.required,
+            field_type: self.field_type.clone(),
+            doc: self.field.and_then(|f| f.doc.clone()),
+            initial_default: self.field.and_then(|f| f.initial_default.clone()),
+            write_default: self.field.and_then(|f| f.write_default.clone()),
+            parent_id: parent.map(|p| p.id),
+            position: self.position,
+            kind: self.kind,
+        }
+    }
+}
+
+/// The members directly under `parent` (the root when `None`): a struct's fields, a list's
+/// element, a map's key and value.
+fn child_members<'a>(root: &'a [Field], parent: Option<&'a FieldInfo>) -> Vec<MemberRef<'a>> {
+    let fields = |fields: &'a [Field]| {
+        fields
+            .iter()
+            .enumerate()
+            .map(|(position, f)| MemberRef {
+                id: f.id,
+                name: &f.name,
+                required: f.required,
+                field_type: &f.field_type,
+                field: Some(f),
+                position,
+                kind: MemberKind::StructField,
+            })
+            .collect()
+    };
+    let member = |id, name, required, field_type, kind| MemberRef {
+        id,
+        name,
+        required,
+        field_type,
+        field: None,
+        position: 0,
+        kind,
+    };
+    match parent.map(|p| &p.field_type) {
+        None => fields(root),
+        Some(Type::Primitive(_)) => Vec::new(),
+        Some(Type::Struct(s)) => fields(&s.fields),
+        Some(Type::List(l)) => vec![member(
+            l.element_id,
+            "element",
+            l.element_required,
+            &l.element,
+            MemberKind::ListElement,
+        )],
+        Some(Type::Map(m)) => vec![
+            member(m.key_id, "key", true, &m.key, MemberKind::MapKey),
+            member(
+                m.value_id,
+                "value",
+                m.value_required,
+                &m.value,
+                MemberKind::MapValue,
+            ),
+        ],
+    }
+}
+
+/// Exact names win; otherwise a unique case-insensitive match is taken, as Spark (case-insensitive
+/// by default) would resolve it.
+fn pick(root: &[Field], parent: Option<&FieldInfo>, name: &str) -> Option<FieldInfo> {
+    let members = child_members(root, parent);
+    if let Some(exact) = members.iter().find(|m| m.name == name) {
+        return Some(exact.info(parent));
+    }
+    let mut matches = members.iter().filter(|m| m.name.eq_ignore_ascii_case(name));
+    match (matches.next(), matches.next()) {
+        (Some(one), None) => Some(one.info(parent)),
+        _ => None,
     }
 }
 
@@ -811,28 +1022,6 @@ enum Member<'a> {
     Field(&'a mut Field),
     Element(&'a mut bool),
     Value(&'a mut bool),
-}
-
-fn visit_structs(
-    fields: &[Field],
-    owner: Option<FieldId>,
-    f: &mut impl FnMut(Option<FieldId>, &Vec<Field>),
-) {
-    fn inner(t: &Type, owner: FieldId, f: &mut impl FnMut(Option<FieldId>, &Vec<Field>)) {
-        match t {
-            Type::Primitive(_) => {}
-            Type::Struct(s) => visit_structs(&s.fields, Some(owner), f),
-            Type::List(l) => inner(&l.element, l.element_id, f),
-            Type::Map(m) => {
-                inner(&m.key, m.key_id, f);
-                inner(&m.value, m.value_id, f);
-            }
-        }
-    }
-    f(owner, &fields.to_vec());
-    for field in fields {
-        inner(&field.field_type, field.id, f);
-    }
 }
 
 fn visit_structs_mut(
@@ -894,6 +1083,15 @@ fn parent_path(path: &str) -> String {
         .unwrap_or_default()
 }
 
+fn nested(change: &Change, target: &FieldInfo, message: String) -> Box<Problem> {
+    let mut problem = invalid(change, target, message);
+    problem.kind = ProblemKind::NestedStructure;
+    problem.help = Some(
+        "add a new column with the new shape and backfill it; Iceberg readers cannot reinterpret map keys, list elements or map values in place".into(),
+    );
+    problem
+}
+
 fn invalid(change: &Change, target: &FieldInfo, message: String) -> Box<Problem> {
     Box::new(Problem {
         kind: ProblemKind::InvalidChange,
@@ -914,31 +1112,6 @@ fn invalid_at(change: &Change, message: String) -> Box<Problem> {
         field_id: None,
         path: change.path().map(FieldPath::dotted),
     })
-}
-
-/// The candidate closest to `wanted` by edit distance, if it is close enough to be a typo.
-pub fn closest<'a>(wanted: &str, candidates: impl Iterator<Item = &'a str>) -> Option<String> {
-    let wanted_lower = wanted.to_lowercase();
-    candidates
-        .map(|c| (edit_distance(&wanted_lower, &c.to_lowercase()), c))
-        .filter(|(d, c)| *d <= (c.len().max(wanted.len()) / 3).max(1))
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, c)| c.to_string())
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut previous = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let substitution = previous + usize::from(ca != *cb);
-            previous = row[j + 1];
-            row[j + 1] = substitution.min(row[j] + 1).min(previous + 1);
-        }
-    }
-    row[b.len()]
 }
 
 #[cfg(test)]
@@ -1240,33 +1413,46 @@ mod tests {
             ],
             4,
         );
-        for bad in [
-            add("id", "x", prim(P::Int)),
+        let drop = |p: &str| {
             change(ChangeKind::Drop {
-                path: path("m.key"),
+                path: path(p),
                 if_exists: false,
-            }),
-            change(ChangeKind::Drop {
-                path: path("m.value"),
-                if_exists: false,
-            }),
-            change(ChangeKind::UpdateType {
-                path: path("m"),
-                new_type: P::String,
-            }),
-            change(ChangeKind::Rename {
-                path: path("m.value"),
-                new_name: "v".into(),
-            }),
-        ] {
+            })
+        };
+        let cases = [
+            (add("id", "x", prim(P::Int)), ProblemKind::InvalidChange),
+            (
+                change(ChangeKind::UpdateType {
+                    path: path("m"),
+                    new_type: P::String,
+                }),
+                ProblemKind::InvalidChange,
+            ),
+            (
+                change(ChangeKind::Rename {
+                    path: path("m.value"),
+                    new_name: "v".into(),
+                }),
+                ProblemKind::InvalidChange,
+            ),
+            (drop("m.key"), ProblemKind::NestedStructure),
+            (drop("m.value"), ProblemKind::NestedStructure),
+            (
+                change(ChangeKind::UpdateType {
+                    path: path("m.key"),
+                    new_type: P::Binary,
+                }),
+                ProblemKind::NestedStructure,
+            ),
+            (
+                add("m.key", "x", prim(P::Int)),
+                ProblemKind::NestedStructure,
+            ),
+        ];
+        for (bad, expected) in cases {
             let e = one(&base, vec![bad.clone()]);
             assert_eq!(e.problems.len(), 1, "{:?}", bad.kind);
-            assert_eq!(
-                e.problems[0].kind,
-                ProblemKind::InvalidChange,
-                "{:?}",
-                bad.kind
-            );
+            assert_eq!(e.problems[0].kind, expected, "{:?}", bad.kind);
         }
     }
 

@@ -44,42 +44,76 @@ fn write(dir: &Path, name: &str, contents: &str) -> String {
 
 #[test]
 fn quick_start_applies_and_reports_assigned_ids() {
-    let dir = scratch();
-    let sql = repo().join("examples/quickstart/evolve_events.sql");
-    let out = fieldgate(
+    let out_dir = tempfile::tempdir().unwrap();
+    let out = out_dir.path().join("new.metadata.json");
+    // Relative paths, so the report (which names the files) is the same in every checkout.
+    let output = fieldgate(
         &[
             "apply",
-            sql.to_str().unwrap(),
+            "examples/lake/migrations/dim_users/0001_add_vip_level.sql",
+            "examples/lake/migrations/dim_users/0002_rename_phone.sql",
             "--metadata",
-            "events",
+            "examples/lake/warehouse/lake_prod/dim_users",
             "-o",
-            "new.metadata.json",
+            out.to_str().unwrap(),
             "--format",
             "json",
         ],
-        dir.path(),
+        &repo(),
     );
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     insta::assert_json_snapshot!("quickstart_json_report", report);
-    assert!(dir.path().join("new.metadata.json").is_file());
+    assert!(out.is_file());
 }
 
 #[test]
 fn rejected_proposal_renders_every_problem_at_its_text() {
-    let sql = repo().join("examples/quickstart/broken.sql");
     let out = fieldgate(
         &[
             "lint",
-            "examples/quickstart/broken.sql",
+            "tests/proposals/broken.sql",
             "--metadata",
             "tests/fixtures/tables/events",
         ],
         &repo(),
     );
-    assert!(sql.is_file());
     assert_eq!(out.status.code(), Some(1));
     insta::assert_snapshot!("broken_human_report", text(&out.stdout));
+}
+
+#[test]
+fn the_example_lakes_bad_migrations_fail_with_their_rules() {
+    let lake = "examples/lake/warehouse/lake_prod";
+    for (sql, table, rule) in [
+        ("dim_users_status_again.sql", "dim_users", "name-reuse"),
+        (
+            "fact_orders_narrow_customer_id.sql",
+            "fact_orders",
+            "type-narrowing",
+        ),
+        (
+            "fact_orders_drop_region.sql",
+            "fact_orders",
+            "partition-source-drop",
+        ),
+    ] {
+        let sql = format!("examples/lake/bad/{sql}");
+        let metadata = format!("{lake}/{table}");
+        let out = fieldgate(
+            &["lint", &sql, "--metadata", &metadata, "--format", "json"],
+            &repo(),
+        );
+        assert_eq!(out.status.code(), Some(1), "{sql}");
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let rules: Vec<&str> = report["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["rule"].as_str().unwrap())
+            .collect();
+        assert!(rules.contains(&rule), "{sql}: {rules:?}");
+    }
 }
 
 #[test]
@@ -342,4 +376,100 @@ fn apply_needs_a_destination() {
     );
     let out = fieldgate(&["apply", &sql, "--metadata", "events"], dir.path());
     assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn rules_lists_the_catalogue_and_explain_documents_one_rule() {
+    let out = fieldgate(&["rules", "--format", "json"], &repo());
+    assert_eq!(out.status.code(), Some(0));
+    let catalogue: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<&str> = catalogue["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        names.contains(&"type-narrowing") && names.contains(&"name-reuse"),
+        "{names:?}"
+    );
+    assert_eq!(catalogue["rules"][0]["severity"], "warning");
+
+    let out = fieldgate(&["explain", "type-narrowing"], &repo());
+    assert_eq!(out.status.code(), Some(0));
+    insta::assert_snapshot!("explain_type_narrowing", text(&out.stdout));
+
+    let out = fieldgate(&["explain", "type-narowing"], &repo());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("did you mean `type-narrowing`?"));
+}
+
+#[test]
+fn suppressions_silence_with_a_reason_and_the_reason_is_reported() {
+    let dir = scratch();
+    let sql = write(
+        dir.path(),
+        "m.sql",
+        "-- fieldgate: allow column-drop -- retired in the Q3 review\nALTER TABLE db.events DROP COLUMN legacy_flag;\n",
+    );
+    let out = fieldgate(
+        &["lint", &sql, "--metadata", "events", "--format", "json"],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["suppressed"][0]["rule"], "column-drop");
+    assert_eq!(
+        report["suppressed"][0]["reason"],
+        "retired in the Q3 review"
+    );
+    let rules: Vec<&str> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["rule"].as_str().unwrap())
+        .collect();
+    assert_eq!(rules, ["reader-cache-refresh"]);
+}
+
+#[test]
+fn configuration_sets_severities_and_mapping_and_rejects_unknown_keys() {
+    let dir = scratch();
+    let sql = write(
+        dir.path(),
+        "m.sql",
+        "ALTER TABLE db.events ADD COLUMN new_tag string AFTER id;\n",
+    );
+    write(
+        dir.path(),
+        "fieldgate.yaml",
+        "tables:\n  db.events:\n    mapping: position\nrules:\n  reader-cache-refresh: off\n",
+    );
+    let out = fieldgate(
+        &["lint", &sql, "--metadata", "events", "--format", "json"],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rules: Vec<&str> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["rule"].as_str().unwrap())
+        .collect();
+    assert_eq!(rules, ["position-shift"]);
+
+    write(
+        dir.path(),
+        "fieldgate.yaml",
+        "rules:\n  colum-drop: error\n",
+    );
+    let out = fieldgate(&["lint", &sql, "--metadata", "events"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("unknown rule `colum-drop`")
+            && stderr.contains("did you mean `column-drop`?"),
+        "{stderr}"
+    );
 }

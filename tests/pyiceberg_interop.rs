@@ -61,7 +61,10 @@ fn run_apply(case: &Path, out: &Path) -> std::process::Output {
         .arg("-o")
         .arg(out)
         .arg("--format")
-        .arg("json");
+        .arg("json")
+        // Some cases are unsafe on purpose (a dropped name re-added): the rules fail the gate, and
+        // --force still writes the metadata, which is what is compared here.
+        .arg("--force");
     let base = case.join("base.metadata.json");
     if base.exists() {
         command.arg("--metadata").arg(base);
@@ -77,7 +80,7 @@ fn apply_matches_pyiceberg_for_every_fixture_case() {
         let name = case.file_name().unwrap().to_string_lossy().into_owned();
         let out = dir.path().join(format!("{name}.metadata.json"));
         let output = run_apply(&case, &out);
-        if !output.status.success() {
+        if !matches!(output.status.code(), Some(0 | 1)) || !out.exists() {
             failures.push(format!(
                 "{name}: exit {:?}\n{}{}",
                 output.status.code(),

@@ -1,8 +1,10 @@
 //! One module per subcommand; each wires the pipeline and does the I/O.
 
 pub mod apply;
+pub mod catalogue;
 pub mod failure;
 pub mod input;
 pub mod lint;
 pub mod pipeline;
+pub mod settings;
 pub mod verify;

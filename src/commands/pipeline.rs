@@ -1,14 +1,18 @@
 //! The path every judging command shares: read the table and the proposal, route statements to
 //! the table, evolve, and turn problems into findings.
 
-use crate::change::{Change, Source, Statement, StatementKind};
+use crate::change::{Statement, StatementKind};
 use crate::cli::ProposalArgs;
 use crate::commands::failure::{Failure, LocatedError};
 use crate::commands::input::{LoadedTable, load_table, parse_proposals};
-use crate::evolve::{Evolution, Problem, ProblemKind, evolve};
-use crate::finding::{Finding, Severity};
+use crate::commands::settings::resolve;
+use crate::evolve::Evolution;
+use crate::finding::Finding;
 use crate::iceberg::metadata::TableMetadata;
 use crate::iceberg::new_table::new_table;
+use crate::judge::{Judged, judge_table};
+use crate::repo::config::same_table;
+use crate::suppress::{Suppressed, date_from_unix_days};
 
 pub struct Judgement {
     pub table: String,
@@ -16,6 +20,8 @@ pub struct Judgement {
     pub base: Option<LoadedTable>,
     pub evolution: Evolution,
     pub findings: Vec<Finding>,
+    /// Findings silenced by a suppression comment, with its reason.
+    pub suppressed: Vec<Suppressed>,
     pub statements: Vec<Statement>,
 }
 
@@ -27,7 +33,8 @@ impl Judgement {
 
 /// `location` is where a table created by the proposal will live.
 pub fn judge(args: &ProposalArgs, location: String, now_ms: i64) -> Result<Judgement, Failure> {
-    let statements = parse_proposals(&args.files, args.dialect)?;
+    let resolved = resolve(args)?;
+    let statements = parse_proposals(&args.files, resolved.dialect)?;
     let Some(first) = statements.first() else {
         return Err(Failure::Message("the proposal holds no statement".into()));
     };
@@ -95,75 +102,38 @@ pub fn judge(args: &ProposalArgs, location: String, now_ms: i64) -> Result<Judge
     let Some(start) = start else {
         return Err(Failure::Located(errors));
     };
-    let mut change_lists: Vec<&[Change]> = Vec::new();
-    for statement in alters {
-        match &statement.kind {
-            StatementKind::Alter(changes) => change_lists.push(changes),
-            StatementKind::CreateTable(_) => {
-                errors.push(located_statement(&statement.source, statement, &table))
-            }
-        }
+    let alters: Vec<&Statement> = alters.collect();
+    for statement in alters
+        .iter()
+        .filter(|s| matches!(s.kind, StatementKind::CreateTable(_)))
+    {
+        errors.push(LocatedError::new(
+            &statement.source,
+            statement.span,
+            format!("a second CREATE TABLE for `{table}`"),
+            None,
+        ));
     }
     if !errors.is_empty() {
         return Err(Failure::Located(errors));
     }
-    let evolution = evolve(&start, change_lists);
-    let findings = evolution
-        .problems
-        .iter()
-        .map(|p| finding_from_problem(p, &table))
-        .collect();
+    let settings = resolved.settings_for(&table);
+    let Judged {
+        evolution,
+        findings,
+        suppressed,
+    } = judge_table(&table, &start, &alters, &settings, &today(now_ms));
     Ok(Judgement {
         table,
         base,
         evolution,
         findings,
+        suppressed,
         statements,
     })
 }
 
-fn located_statement(source: &Source, statement: &Statement, table: &str) -> LocatedError {
-    LocatedError::new(
-        source,
-        statement.span,
-        format!("a second CREATE TABLE for `{table}`"),
-        None,
-    )
-}
-
-/// Two spellings name the same table when they are equal ignoring case, or one is a qualified
-/// form of the other (`db.users` and `users`).
-fn same_table(a: &str, b: &str) -> bool {
-    let (a, b) = (a.to_ascii_lowercase(), b.to_ascii_lowercase());
-    a == b || a.ends_with(&format!(".{b}")) || b.ends_with(&format!(".{a}"))
-}
-
-fn finding_from_problem(problem: &Problem, table: &str) -> Finding {
-    let rule = match problem.kind {
-        ProblemKind::UnknownField { .. } => "unknown-field",
-        ProblemKind::DuplicateName { .. } => "duplicate-name",
-        ProblemKind::InvalidChange => "invalid-change",
-    };
-    Finding {
-        rule,
-        severity: Severity::Error,
-        message: format!("{table}: {}", problem.message),
-        table: table.to_string(),
-        field: problem.path.clone(),
-        field_id: problem.field_id,
-        origin: Some(problem.origin.clone()),
-        help: problem.help.clone(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::same_table;
-
-    #[test]
-    fn qualified_and_bare_names_match() {
-        assert!(same_table("lake_prod.dim_users", "DIM_USERS"));
-        assert!(same_table("cat.lake_prod.dim_users", "lake_prod.dim_users"));
-        assert!(!same_table("lake_prod.dim_users", "users"));
-    }
+/// The UTC date of a Unix time in milliseconds, for suppression expiry.
+fn today(now_ms: i64) -> String {
+    date_from_unix_days(now_ms.div_euclid(86_400_000))
 }

@@ -32,6 +32,14 @@ pub fn write(run: &Run<'_>, out: &mut dyn Write) -> io::Result<()> {
         }
         writeln!(out, "{text}")?;
     }
+    for s in &run.judgement.suppressed {
+        let place = s
+            .finding
+            .location()
+            .map(|l| format!(" at {}:{}", l.file, l.line))
+            .unwrap_or_default();
+        writeln!(out, "suppressed {}{place}: {}", s.finding.rule, s.reason)?;
+    }
     write_changes(run, out)?;
     let findings = &run.judgement.findings;
     let verdict = if run.passed { "passed" } else { "failed" };
@@ -74,7 +82,12 @@ fn write_changes(run: &Run<'_>, out: &mut dyn Write) -> io::Result<()> {
             (Some(from), None) => format!(": was {from}"),
             (None, None) => String::new(),
         };
-        writeln!(out, "  {} {}{id}{detail}", change.kind, change.path)?;
+        writeln!(
+            out,
+            "  {} {}{id}{detail}",
+            change.kind.as_str(),
+            change.path
+        )?;
     }
     let nested: Vec<String> = judgement
         .evolution

@@ -28,12 +28,20 @@ pub fn write(run: &Run<'_>, out: &mut dyn Write) -> io::Result<()> {
             Value::Object(d)
         })
         .collect();
+    let suppressed: Vec<Value> = judgement
+        .suppressed
+        .iter()
+        .map(|s| {
+            let location = s.finding.location().map(|l| json!({"file": l.file, "line": l.line, "column": l.column}));
+            json!({"rule": s.finding.rule, "message": s.finding.message, "reason": s.reason, "until": s.until, "location": location})
+        })
+        .collect();
     let changes: Vec<Value> = judgement
         .evolution
         .applied
         .iter()
         .map(|c| {
-            json!({"table": judgement.table, "kind": c.kind, "field_id": c.field_id, "path": c.path, "from": c.from, "to": c.to})
+            json!({"table": judgement.table, "kind": c.kind.as_str(), "field_id": c.field_id, "path": c.path, "from": c.from, "to": c.to})
         })
         .collect();
     let metadata = &judgement.evolution.metadata;
@@ -47,6 +55,7 @@ pub fn write(run: &Run<'_>, out: &mut dyn Write) -> io::Result<()> {
         "version": 1,
         "passed": run.passed,
         "diagnostics": diagnostics,
+        "suppressed": suppressed,
         "changes": changes,
         "tables": [{
             "table": judgement.table,

@@ -267,10 +267,47 @@ def build_legacy(catalog: SqlCatalog) -> Table:
     return table
 
 
+def build_orders(catalog: SqlCatalog) -> Table:
+    """v2 table whose history the rules must read: `status` dropped in an earlier schema, `region`
+    the source of a partition spec that is no longer the default, a sort order by `customer_id`."""
+    schema = Schema(
+        *numbered(
+            NestedField(0, "order_id", LongType(), required=True),
+            opt("order_ts", TimestamptzType()),
+            opt("region", StringType()),
+            opt("customer_id", LongType()),
+            opt("status", StringType(), doc="user review state"),
+            opt("total_units", LongType()),
+            opt("prices", map_of(StringType(), struct(opt("amount", DoubleType()), opt("units", LongType())))),
+        ),
+        identifier_field_ids=[1],
+    )
+    table = catalog.create_table(
+        f"{NAMESPACE}.orders",
+        schema,
+        partition_spec=PartitionSpec(PartitionField(3, 1000, IdentityTransform(), "region")),
+        sort_order=SortOrder(SortField(source_id=4)),
+        properties={**BASE_PROPERTIES, "format-version": "2"},
+    )
+    append(table, [{"order_id": 1, "order_ts": ts(1), "region": "eu", "customer_id": 7, "status": "ok",
+                    "total_units": 3, "prices": {"list": {"amount": 9.5, "units": 3}}}])
+    # Partition by day instead of region: spec 0 (identity(region)) stays in the table's history.
+    with table.update_spec() as s:
+        s.remove_field("region")
+        s.add_field("order_ts", DayTransform(), "order_ts_day")
+    # The seed's red line 2 starts here: `status` (user review state) is dropped...
+    with table.update_schema() as u:
+        u.delete_column("status")
+    append(table, [{"order_id": 2, "order_ts": ts(2), "region": "us", "customer_id": 8, "total_units": 5,
+                    "prices": None}])
+    return table
+
+
 BASE_TABLES: dict[str, Callable[[SqlCatalog], Table]] = {
     "events": build_events,
     "users": build_users,
     "legacy": build_legacy,
+    "orders": build_orders,
 }
 
 

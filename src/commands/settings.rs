@@ -1,0 +1,75 @@
+//! Merging what the user typed with `fieldgate.yaml` into the settings each table is judged with.
+//! Flags win over the table's entry, which wins over the file's globals.
+
+use std::path::Path;
+
+use crate::cli::{DialectArg, ProposalArgs};
+use crate::commands::failure::{Failure, LocatedError};
+use crate::commands::input::read_source;
+use crate::frontend::ddl::Dialect;
+use crate::judge::Settings;
+use crate::repo::config::{CONFIG_FILE, Config};
+use crate::rules::{Compatibility, Mapping};
+
+pub struct Resolved {
+    pub config: Option<Config>,
+    pub dialect: DialectArg,
+    mapping: Option<Mapping>,
+    compatibility: Option<Compatibility>,
+}
+
+impl Resolved {
+    pub fn settings_for(&self, table: &str) -> Settings {
+        let mut settings = match &self.config {
+            Some(config) => config.settings_for(table),
+            None => Settings::new(Mapping::FieldId, Compatibility::BACKWARD),
+        };
+        if let Some(mapping) = self.mapping {
+            settings.mapping = mapping;
+        }
+        if let Some(compatibility) = self.compatibility {
+            settings.compatibility = compatibility;
+        }
+        settings
+    }
+}
+
+pub fn resolve(args: &ProposalArgs) -> Result<Resolved, Failure> {
+    let config = match &args.config {
+        Some(path) => Some(load_config(path)?),
+        None if Path::new(CONFIG_FILE).is_file() => Some(load_config(Path::new(CONFIG_FILE))?),
+        None => None,
+    };
+    let dialect = args
+        .dialect
+        .unwrap_or(match config.as_ref().and_then(|c| c.dialect) {
+            Some(Dialect::Trino) => DialectArg::Trino,
+            Some(Dialect::Hive) => DialectArg::Hive,
+            _ => DialectArg::Spark,
+        });
+    Ok(Resolved {
+        config,
+        dialect,
+        mapping: args.mapping.as_deref().and_then(Mapping::parse),
+        compatibility: args.compatibility.as_deref().and_then(Compatibility::parse),
+    })
+}
+
+pub fn load_config(path: &Path) -> Result<Config, Failure> {
+    let source = read_source(path)?;
+    Config::parse(source.clone()).map_err(|errors| {
+        Failure::Located(
+            errors
+                .into_iter()
+                .map(|e| {
+                    LocatedError::new(
+                        &source,
+                        e.span,
+                        format!("invalid configuration: {}", e.message),
+                        e.help,
+                    )
+                })
+                .collect(),
+        )
+    })
+}

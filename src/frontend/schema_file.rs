@@ -1,0 +1,250 @@
+//! The declarative schema file (`SCHEMA_FILE.md`): one table's desired schema in YAML, or the
+//! same shape in JSON.
+//!
+//! Data flow: the text goes through [`crate::yaml::parse`] (or [`crate::json::parse`], whose tree
+//! is converted to the same [`YamlNode`] shape), then `read` walks that one tree into a
+//! [`SchemaFile`]: typed fields with optional ids and the span of every part a diagnostic or a
+//! later rewrite needs. Every problem of the file is collected, not only the first, and each
+//! points at its text. A file whose fields all have ids can then become Iceberg metadata with
+//! [`SchemaFile::to_table_metadata`] (rule-example bases, tables without Iceberg metadata).
+//!
+//! Nothing here reads files, diffs schemas or assigns ids: callers pass text, and the diff
+//! against a base lives with the other front-end logic that produces `Change`s.
+
+mod error;
+mod read;
+mod table;
+mod tree;
+mod type_string;
+
+#[cfg(test)]
+mod tests;
+
+use std::fmt;
+use std::path::Path;
+
+use crate::change::Span;
+use crate::iceberg::types::{FieldId, PrimitiveType};
+
+pub use error::{Related, SchemaFileError, SchemaFileErrorKind, SchemaFileErrors};
+pub use table::TableDescription;
+
+use crate::yaml::YamlNode;
+
+/// The format version a schema file means when it does not say (Iceberg's default for new
+/// tables).
+pub const DEFAULT_FORMAT_VERSION: u8 = 2;
+
+/// Which syntax a schema file is written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Yaml,
+    Json,
+}
+
+impl Format {
+    /// JSON for a `.json` file, YAML for anything else (`.yaml`, `.yml`, no extension).
+    pub fn from_path(path: &Path) -> Format {
+        match path.extension().and_then(|e| e.to_str()) {
+            Some(ext) if ext.eq_ignore_ascii_case("json") => Format::Json,
+            _ => Format::Yaml,
+        }
+    }
+}
+
+/// One table's schema as the file describes it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SchemaFile {
+    pub table: String,
+    pub table_span: Span,
+    /// 1, 2 or 3; [`DEFAULT_FORMAT_VERSION`] when absent.
+    pub format_version: u8,
+    pub mapping: Mapping,
+    pub fields: Vec<FileField>,
+    pub identifier_fields: Vec<ColumnRef>,
+    pub partition: Vec<FilePartitionField>,
+    pub sort_order: Vec<FileSortField>,
+    /// Fields dropped earlier: history, whose ids are retired forever. Every one has an id.
+    pub dropped: Vec<FileField>,
+}
+
+pub use crate::iceberg::mapping::Mapping;
+
+/// A struct field: a top-level column, a field of a nested struct, or a dropped field.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FileField {
+    /// `None` for a field the proposal adds; `evolve` assigns it.
+    pub id: Option<FieldId>,
+    pub name: String,
+    pub field_type: FileType,
+    /// `false` unless the file says `required: true`.
+    pub required: bool,
+    pub doc: Option<String>,
+    /// The whole entry (`{id: 1, name: id, ...}` or the block mapping).
+    pub span: Span,
+    pub name_span: Span,
+    pub type_span: Span,
+    /// The id's value; without an id, the empty span at the entry's first key, where `id: N`
+    /// goes so that the id comes first as in the examples. (For a field inside a type string
+    /// such as `STRUCT<a: int>` there is no place for an id: it is the empty span at its name.)
+    pub id_span: Span,
+    pub required_span: Option<Span>,
+    pub doc_span: Option<Span>,
+}
+
+/// A field type as written: Iceberg's types, with the ids of nested members optional.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FileType {
+    Primitive(PrimitiveType),
+    Struct(Vec<FileField>),
+    List(Box<FileList>),
+    Map(Box<FileMap>),
+}
+
+/// `{list: T, element-id: N, element-required: bool}` or `ARRAY<T>`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FileList {
+    pub element_id: Option<FieldId>,
+    /// The id's value, or the empty span after the mapping's last value where
+    /// `, element-id: N` would go (after the type string for `ARRAY<T>`).
+    pub element_id_span: Span,
+    /// `false` unless the file says `element-required: true` (engines create optional elements).
+    pub element_required: bool,
+    pub element: FileType,
+    pub element_span: Span,
+}
+
+/// `{map: [K, V], key-id: N, value-id: M, value-required: bool}` or `MAP<K, V>`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FileMap {
+    pub key_id: Option<FieldId>,
+    pub key_id_span: Span,
+    pub value_id: Option<FieldId>,
+    pub value_id_span: Span,
+    /// `false` unless the file says `value-required: true`.
+    pub value_required: bool,
+    pub key: FileType,
+    pub key_span: Span,
+    pub value: FileType,
+    pub value_span: Span,
+}
+
+/// A column named by `identifier-fields` (or another list of names): a top-level name or a
+/// dotted path through nested structs (`address.city`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ColumnRef {
+    pub name: String,
+    pub span: Span,
+}
+
+/// One `partition` term: `bucket(16, id)`, `day(ts)`, `identity(region)` or a bare `region`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FilePartitionField {
+    pub transform: Transform,
+    pub column: ColumnRef,
+    /// The whole term.
+    pub span: Span,
+}
+
+/// Iceberg's partition transforms that apply to one column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transform {
+    Identity,
+    Bucket(u32),
+    Truncate(u32),
+    Year,
+    Month,
+    Day,
+    Hour,
+}
+
+impl fmt::Display for Transform {
+    /// The spec's transform string, as metadata stores it: `identity`, `bucket[16]`, `day`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Transform::Identity => f.write_str("identity"),
+            Transform::Bucket(n) => write!(f, "bucket[{n}]"),
+            Transform::Truncate(w) => write!(f, "truncate[{w}]"),
+            Transform::Year => f.write_str("year"),
+            Transform::Month => f.write_str("month"),
+            Transform::Day => f.write_str("day"),
+            Transform::Hour => f.write_str("hour"),
+        }
+    }
+}
+
+/// One `sort-order` term: `id`, `ts desc`, `name asc nulls-last`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileSortField {
+    pub column: ColumnRef,
+    pub direction: SortDirection,
+    /// As written, or Iceberg's default: nulls first ascending, nulls last descending.
+    pub null_order: NullOrder,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SortDirection {
+    Asc,
+    Desc,
+}
+
+impl SortDirection {
+    /// The spec's spelling: `asc`, `desc`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SortDirection::Asc => "asc",
+            SortDirection::Desc => "desc",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NullOrder {
+    NullsFirst,
+    NullsLast,
+}
+
+impl NullOrder {
+    /// The spec's spelling: `nulls-first`, `nulls-last`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NullOrder::NullsFirst => "nulls-first",
+            NullOrder::NullsLast => "nulls-last",
+        }
+    }
+}
+
+impl SchemaFile {
+    /// Reads a schema file: every problem comes back at once, each located in `text`.
+    pub fn parse(text: &str, format: Format) -> Result<SchemaFile, SchemaFileErrors> {
+        let root = match format {
+            Format::Yaml => crate::yaml::parse(text)
+                .map(|root| tree::rejoin_split_scalars(root, text))
+                .map_err(|e| SchemaFileErrors::one(SchemaFileError::from_yaml(&e)))?,
+            Format::Json => crate::json::parse(text)
+                .map(|root| tree::from_json(&root))
+                .map_err(|e| SchemaFileErrors::one(SchemaFileError::from_json(&e)))?,
+        };
+        read::schema_file(text, &root)
+    }
+
+    /// [`SchemaFile::parse`] of YAML text.
+    pub fn parse_yaml(text: &str) -> Result<SchemaFile, SchemaFileErrors> {
+        SchemaFile::parse(text, Format::Yaml)
+    }
+
+    /// [`SchemaFile::parse`] of JSON text.
+    pub fn parse_json(text: &str) -> Result<SchemaFile, SchemaFileErrors> {
+        SchemaFile::parse(text, Format::Json)
+    }
+}
+
+/// A YAML span as the front-ends' span (offset and length).
+fn span_of(span: crate::yaml::Span) -> Span {
+    Span::from_range(span.start, span.end)
+}
+
+fn node_span(node: &YamlNode) -> Span {
+    span_of(node.span)
+}

@@ -1,0 +1,430 @@
+//! `fieldgate.yaml`, the repository configuration: which tables there are and where their
+//! metadata lives, how their files are read (`mapping`), the compatibility mode, and rule
+//! severities globally and per table. Everything is validated: an unknown key, rule, severity or
+//! mode is a located error with a "did you mean", never silently ignored.
+
+use crate::change::{Source, Span};
+use crate::finding::Severity;
+use crate::frontend::ddl::Dialect;
+use crate::judge::Settings;
+use crate::rules::catalogue::parse_severity;
+use crate::rules::{Compatibility, Mapping, registry};
+use crate::suggest::closest;
+use crate::yaml::{self, YamlNode};
+
+pub const CONFIG_FILE: &str = "fieldgate.yaml";
+
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub source: Source,
+    pub tables: Vec<TableConfig>,
+    pub proposals: Vec<String>,
+    pub dialect: Option<Dialect>,
+    pub compatibility: Option<Compatibility>,
+    pub rules: Vec<RuleSetting>,
+}
+
+#[derive(Debug, Clone)]
+pub struct TableConfig {
+    pub name: String,
+    pub name_span: Span,
+    pub metadata: Option<String>,
+    pub metadata_span: Span,
+    pub mapping: Option<Mapping>,
+    pub compatibility: Option<Compatibility>,
+    pub rules: Vec<RuleSetting>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct RuleSetting {
+    pub rule: String,
+    /// `None`: the rule is off.
+    pub severity: Option<Severity>,
+}
+
+/// A problem in the configuration, located in its text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError {
+    pub span: Span,
+    pub message: String,
+    pub help: Option<String>,
+}
+
+impl Config {
+    pub fn parse(source: Source) -> Result<Config, Vec<ConfigError>> {
+        let root = yaml::parse(&source.text).map_err(|e| {
+            vec![ConfigError {
+                span: to_span(e.span),
+                message: e.to_string(),
+                help: None,
+            }]
+        })?;
+        let mut errors = Vec::new();
+        let mut config = Config {
+            source: source.clone(),
+            tables: Vec::new(),
+            proposals: Vec::new(),
+            dialect: None,
+            compatibility: None,
+            rules: Vec::new(),
+        };
+        let Some(entries) = root.as_map() else {
+            if !root.is_null() {
+                errors.push(error(
+                    &root,
+                    format!(
+                        "the configuration must be a mapping, found {}",
+                        root.kind_name()
+                    ),
+                    None,
+                ));
+            }
+            return if errors.is_empty() {
+                Ok(config)
+            } else {
+                Err(errors)
+            };
+        };
+        for entry in entries {
+            let value = &entry.value;
+            match entry.key.as_str() {
+                "tables" => config.tables = tables(value, &mut errors),
+                "proposals" => config.proposals = strings(value, "`proposals`", &mut errors),
+                "dialect" => {
+                    config.dialect = enum_value(
+                        value,
+                        "dialect",
+                        &["spark", "trino", "hive"],
+                        |s| s.parse().ok(),
+                        &mut errors,
+                    )
+                }
+                "compatibility" => config.compatibility = compatibility(value, &mut errors),
+                "rules" => config.rules = rules(value, &mut errors),
+                other => errors.push(unknown_key(
+                    entry.key_span,
+                    other,
+                    &["tables", "proposals", "dialect", "compatibility", "rules"],
+                )),
+            }
+        }
+        if errors.is_empty() {
+            Ok(config)
+        } else {
+            Err(errors)
+        }
+    }
+
+    pub fn table(&self, name: &str) -> Option<&TableConfig> {
+        self.tables.iter().find(|t| same_table(&t.name, name))
+    }
+
+    /// The settings a table is judged with: table entries over global ones over defaults.
+    pub fn settings_for(&self, table: &str) -> Settings {
+        let entry = self.table(table);
+        let mut settings = Settings::new(
+            entry.and_then(|t| t.mapping).unwrap_or_default(),
+            entry
+                .and_then(|t| t.compatibility)
+                .or(self.compatibility)
+                .unwrap_or(Compatibility::BACKWARD),
+        );
+        for setting in self
+            .rules
+            .iter()
+            .chain(entry.into_iter().flat_map(|t| &t.rules))
+        {
+            settings
+                .severities
+                .insert(setting.rule.clone(), setting.severity);
+        }
+        settings
+    }
+}
+
+/// Two spellings name the same table when they are equal ignoring case, or one is a qualified
+/// form of the other (`db.users` and `users`).
+pub fn same_table(a: &str, b: &str) -> bool {
+    let (a, b) = (a.to_ascii_lowercase(), b.to_ascii_lowercase());
+    a == b || a.ends_with(&format!(".{b}")) || b.ends_with(&format!(".{a}"))
+}
+
+fn to_span(span: yaml::Span) -> Span {
+    Span::from_range(span.start, span.end)
+}
+
+fn error(node: &YamlNode, message: String, help: Option<String>) -> ConfigError {
+    ConfigError {
+        span: to_span(node.span),
+        message,
+        help,
+    }
+}
+
+fn unknown_key(span: yaml::Span, key: &str, known: &[&str]) -> ConfigError {
+    let help = closest(key, known.iter().copied())
+        .map(|s| format!("did you mean `{s}`?"))
+        .or_else(|| Some(format!("known keys: {}", known.join(", "))));
+    ConfigError {
+        span: to_span(span),
+        message: format!("unknown key `{key}`"),
+        help,
+    }
+}
+
+fn strings(node: &YamlNode, what: &str, errors: &mut Vec<ConfigError>) -> Vec<String> {
+    let Some(items) = node.as_seq() else {
+        errors.push(error(
+            node,
+            format!(
+                "{what} must be a list of strings, found {}",
+                node.kind_name()
+            ),
+            None,
+        ));
+        return Vec::new();
+    };
+    items
+        .iter()
+        .filter_map(|item| match item.as_str() {
+            Some(s) => Some(s.to_string()),
+            None => {
+                errors.push(error(
+                    item,
+                    format!("{what} must hold strings, found {}", item.kind_name()),
+                    None,
+                ));
+                None
+            }
+        })
+        .collect()
+}
+
+fn enum_value<T>(
+    node: &YamlNode,
+    what: &str,
+    known: &[&str],
+    parse: impl Fn(&str) -> Option<T>,
+    errors: &mut Vec<ConfigError>,
+) -> Option<T> {
+    let text = node.as_str();
+    match text.and_then(&parse) {
+        Some(value) => Some(value),
+        None => {
+            let shown = text.map_or_else(|| node.kind_name().to_string(), |t| format!("`{t}`"));
+            let help = text
+                .and_then(|t| closest(t, known.iter().copied()))
+                .map(|s| format!("did you mean `{s}`?"));
+            errors.push(error(
+                node,
+                format!(
+                    "unknown {what} {shown} (expected one of: {})",
+                    known.join(", ")
+                ),
+                help,
+            ));
+            None
+        }
+    }
+}
+
+fn compatibility(node: &YamlNode, errors: &mut Vec<ConfigError>) -> Option<Compatibility> {
+    let known = [
+        "backward",
+        "forward",
+        "full",
+        "backward-transitive",
+        "forward-transitive",
+        "full-transitive",
+    ];
+    enum_value(node, "compatibility", &known, Compatibility::parse, errors)
+}
+
+fn tables(node: &YamlNode, errors: &mut Vec<ConfigError>) -> Vec<TableConfig> {
+    let Some(entries) = node.as_map() else {
+        errors.push(error(
+            node,
+            format!(
+                "`tables` must map table names to settings, found {}",
+                node.kind_name()
+            ),
+            None,
+        ));
+        return Vec::new();
+    };
+    let mut out: Vec<TableConfig> = Vec::new();
+    for entry in entries {
+        if let Some(other) = out.iter().find(|t| same_table(&t.name, &entry.key)) {
+            errors.push(ConfigError {
+                span: to_span(entry.key_span),
+                message: format!("`{}` and `{}` name the same table", entry.key, other.name),
+                help: Some("give each table once, by one name".into()),
+            });
+            continue;
+        }
+        let mut table = TableConfig {
+            name: entry.key.clone(),
+            name_span: to_span(entry.key_span),
+            metadata: None,
+            metadata_span: to_span(entry.key_span),
+            mapping: None,
+            compatibility: None,
+            rules: Vec::new(),
+        };
+        match entry.value.as_map() {
+            Some(settings) => {
+                for setting in settings {
+                    let value = &setting.value;
+                    match setting.key.as_str() {
+                        "metadata" => match value.as_str() {
+                            Some(path) => {
+                                table.metadata = Some(path.to_string());
+                                table.metadata_span = to_span(value.span);
+                            }
+                            None => {
+                                errors.push(error(value, "`metadata` must be a path".into(), None))
+                            }
+                        },
+                        "mapping" => {
+                            table.mapping = enum_value(
+                                value,
+                                "mapping",
+                                &["field-id", "name", "position"],
+                                Mapping::parse,
+                                errors,
+                            )
+                        }
+                        "compatibility" => table.compatibility = compatibility(value, errors),
+                        "rules" => table.rules = rules(value, errors),
+                        other => errors.push(unknown_key(
+                            setting.key_span,
+                            other,
+                            &["metadata", "mapping", "compatibility", "rules"],
+                        )),
+                    }
+                }
+            }
+            None if entry.value.is_null() => {}
+            None => errors.push(error(
+                &entry.value,
+                format!("the settings of `{}` must be a mapping", entry.key),
+                None,
+            )),
+        }
+        out.push(table);
+    }
+    out
+}
+
+fn rules(node: &YamlNode, errors: &mut Vec<ConfigError>) -> Vec<RuleSetting> {
+    let Some(entries) = node.as_map() else {
+        errors.push(error(
+            node,
+            format!(
+                "`rules` must map rule names to severities, found {}",
+                node.kind_name()
+            ),
+            None,
+        ));
+        return Vec::new();
+    };
+    let names: Vec<&str> = registry().iter().map(|r| r.name()).collect();
+    let mut out = Vec::new();
+    for entry in entries {
+        if !names.contains(&entry.key.as_str()) {
+            let help =
+                closest(&entry.key, names.iter().copied()).map(|s| format!("did you mean `{s}`?"));
+            errors.push(ConfigError {
+                span: to_span(entry.key_span),
+                message: format!("unknown rule `{}`", entry.key),
+                help,
+            });
+            continue;
+        }
+        // `rule: error`, or the map form `rule: {severity: error}` that rule options extend.
+        let severity_node = match entry.value.as_map() {
+            Some(options) => {
+                for option in options.iter().filter(|o| o.key != "severity") {
+                    errors.push(unknown_key(option.key_span, &option.key, &["severity"]));
+                }
+                entry.value.get("severity")
+            }
+            None => Some(&entry.value),
+        };
+        let Some(severity_node) = severity_node else {
+            continue;
+        };
+        if let Some(severity) = enum_value(
+            severity_node,
+            "severity",
+            &["error", "warning", "note", "off"],
+            parse_severity,
+            errors,
+        ) {
+            out.push(RuleSetting {
+                rule: entry.key.clone(),
+                severity,
+            });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::change::SourceFile;
+
+    fn parse(text: &str) -> Result<Config, Vec<ConfigError>> {
+        Config::parse(Arc::new(SourceFile {
+            name: "fieldgate.yaml".into(),
+            text: text.into(),
+        }))
+    }
+
+    fn snippet<'a>(text: &'a str, e: &ConfigError) -> &'a str {
+        &text[e.span.offset..e.span.end()]
+    }
+
+    #[test]
+    fn reads_the_documented_example() {
+        let config = parse(
+            "tables:\n  lake_prod.dim_users:\n    metadata: tables/dim_users/metadata.json\n  lake_prod.legacy:\n    metadata: warehouse/legacy.yaml\n    mapping: position\n    rules: {column-rename: off}\nproposals:\n  - migrations/**/*.sql\ndialect: trino\ncompatibility: full-transitive\nrules:\n  column-drop: error\n  name-reuse: {severity: warning}\n",
+        )
+        .unwrap();
+        assert_eq!(config.tables.len(), 2);
+        assert_eq!(config.dialect, Some(Dialect::Trino));
+        let legacy = config.settings_for("legacy");
+        assert_eq!(legacy.mapping, Mapping::Position);
+        assert!(legacy.compatibility.transitive && legacy.compatibility.forward);
+        assert_eq!(legacy.severity("column-rename"), None);
+        assert_eq!(legacy.severity("column-drop"), Some(Severity::Error));
+        assert_eq!(legacy.severity("name-reuse"), Some(Severity::Warning));
+        assert_eq!(
+            config.settings_for("lake_prod.dim_users").mapping,
+            Mapping::FieldId
+        );
+    }
+
+    #[test]
+    fn unknown_keys_rules_and_values_are_located_errors() {
+        let text = "tabels: {}\nrules:\n  colum-drop: error\n  column-rename: loud\ntables:\n  t:\n    maping: name\n  T: {}\n";
+        let errors = parse(text).unwrap_err();
+        let found: Vec<(&str, Option<&str>)> = errors
+            .iter()
+            .map(|e| (snippet(text, e), e.help.as_deref()))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                ("tabels", Some("did you mean `tables`?")),
+                ("colum-drop", Some("did you mean `column-drop`?")),
+                ("loud", None),
+                ("maping", Some("did you mean `mapping`?")),
+                ("T", Some("give each table once, by one name")),
+            ]
+        );
+    }
+}

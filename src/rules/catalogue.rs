@@ -1,0 +1,199 @@
+//! The rule catalogue: `rules/<name>.yaml`, embedded in the binary at build time. It is what
+//! users read (`fieldgate rules`, `fieldgate explain`, SARIF rule metadata), it sets each rule's
+//! default severity, and its examples are run as tests, so the docs cannot drift from the logic.
+
+use std::sync::OnceLock;
+
+use crate::finding::Severity;
+use crate::yaml::{self, YamlNode};
+
+/// One rule's documentation, default severity and examples.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RuleDoc {
+    pub name: String,
+    /// `None` when the rule is off unless configured on.
+    pub severity: Option<Severity>,
+    pub summary: String,
+    pub why: String,
+    pub fix: String,
+    pub examples: Vec<Example>,
+    /// Why a rule has no DDL examples (it judges proposals DDL cannot make).
+    pub examples_note: Option<String>,
+}
+
+/// Statements that must (`fail`) or must not (`pass`) raise the rule against `base`, a schema file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Example {
+    pub base: String,
+    /// `backward` unless the example needs another mode (`forward`, `full-transitive`, ...).
+    pub compatibility: Option<String>,
+    pub fail: Vec<String>,
+    pub pass: Vec<String>,
+}
+
+macro_rules! catalogue_files {
+    ($($name:literal),* $(,)?) => {
+        &[$(($name, include_str!(concat!("../../rules/", $name, ".yaml")))),*]
+    };
+}
+
+/// Every `rules/*.yaml`, by rule name. A test checks this list against the directory and the
+/// registry, so a rule cannot be added to one and forgotten in another.
+pub const FILES: &[(&str, &str)] = catalogue_files![
+    "column-drop",
+    "column-rename",
+    "default-change",
+    "duplicate-name",
+    "field-id-reuse",
+    "format-version-feature",
+    "forward-incompatible",
+    "identifier-drop",
+    "invalid-change",
+    "legacy-type-change",
+    "missing-doc",
+    "name-mapped-rename",
+    "name-reuse",
+    "nested-structure-change",
+    "nullability-tightening",
+    "partition-source-drop",
+    "partition-source-promotion",
+    "position-shift",
+    "reader-cache-refresh",
+    "required-column-add",
+    "sort-source-drop",
+    "suppression",
+    "type-narrowing",
+    "unknown-field",
+];
+
+/// The parsed catalogue. The files are part of the binary and covered by tests, so a parse
+/// failure here is a build defect: it is reported as an error, never a panic.
+pub fn catalogue() -> Result<&'static [RuleDoc], String> {
+    static CATALOGUE: OnceLock<Result<Vec<RuleDoc>, String>> = OnceLock::new();
+    CATALOGUE
+        .get_or_init(|| {
+            FILES
+                .iter()
+                .map(|(name, text)| parse_doc(name, text))
+                .collect()
+        })
+        .as_deref()
+        .map_err(Clone::clone)
+}
+
+pub fn doc(name: &str) -> Option<&'static RuleDoc> {
+    catalogue().ok()?.iter().find(|d| d.name == name)
+}
+
+pub fn parse_severity(text: &str) -> Option<Option<Severity>> {
+    match text {
+        "error" => Some(Some(Severity::Error)),
+        "warning" => Some(Some(Severity::Warning)),
+        "note" => Some(Some(Severity::Note)),
+        "off" => Some(None),
+        _ => None,
+    }
+}
+
+fn parse_doc(file: &str, text: &str) -> Result<RuleDoc, String> {
+    let root = yaml::parse(text).map_err(|e| format!("rules/{file}.yaml: {e}"))?;
+    let string = |node: &YamlNode, key: &str| -> Result<String, String> {
+        node.get(key)
+            .and_then(YamlNode::as_str)
+            .map(|s| s.trim_end().to_string())
+            .ok_or_else(|| format!("rules/{file}.yaml: `{key}` must be a string"))
+    };
+    let strings = |node: &YamlNode, key: &str| -> Result<Vec<String>, String> {
+        match node.get(key) {
+            None => Ok(Vec::new()),
+            Some(list) => list
+                .as_seq()
+                .ok_or_else(|| format!("rules/{file}.yaml: `{key}` must be a list"))?
+                .iter()
+                .map(|s| {
+                    s.as_str()
+                        .map(str::to_string)
+                        .ok_or_else(|| format!("rules/{file}.yaml: `{key}` holds a non-string"))
+                })
+                .collect(),
+        }
+    };
+    let severity_text = string(&root, "severity")?;
+    let severity = parse_severity(&severity_text)
+        .ok_or_else(|| format!("rules/{file}.yaml: unknown severity `{severity_text}`"))?;
+    let blocks: Vec<&YamlNode> = match root.get("examples") {
+        None => Vec::new(),
+        Some(node) if node.as_map().is_some() => vec![node],
+        Some(node) => node
+            .as_seq()
+            .map(|s| s.iter().collect())
+            .unwrap_or_default(),
+    };
+    let examples = blocks
+        .into_iter()
+        .map(|block| {
+            Ok(Example {
+                base: string(block, "base")?,
+                compatibility: block
+                    .get("compatibility")
+                    .and_then(YamlNode::as_str)
+                    .map(str::to_string),
+                fail: strings(block, "fail")?,
+                pass: strings(block, "pass")?,
+            })
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    Ok(RuleDoc {
+        name: string(&root, "name")?,
+        severity,
+        summary: string(&root, "summary")?,
+        why: string(&root, "why")?,
+        fix: string(&root, "fix")?,
+        examples,
+        examples_note: root
+            .get("examples-note")
+            .and_then(YamlNode::as_str)
+            .map(|s| s.trim_end().to_string()),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::registry;
+
+    #[test]
+    fn every_file_parses_and_names_itself() {
+        let docs = catalogue().unwrap();
+        for (doc, (file, _)) in docs.iter().zip(FILES) {
+            assert_eq!(doc.name, *file);
+            for section in [&doc.summary, &doc.why, &doc.fix] {
+                assert!(!section.is_empty(), "{file}: empty section");
+            }
+            assert!(
+                !doc.examples.is_empty() || doc.examples_note.is_some(),
+                "{file}: give examples, or say in `examples-note` why there are none"
+            );
+        }
+    }
+
+    #[test]
+    fn files_registry_and_directory_agree() {
+        let registered: Vec<&str> = registry().iter().map(|r| r.name()).collect();
+        let embedded: Vec<&str> = FILES.iter().map(|(n, _)| *n).collect();
+        assert_eq!(registered, embedded);
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("rules");
+        let mut on_disk: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| {
+                e.unwrap()
+                    .file_name()
+                    .to_string_lossy()
+                    .trim_end_matches(".yaml")
+                    .to_string()
+            })
+            .collect();
+        on_disk.sort();
+        assert_eq!(on_disk, embedded);
+    }
+}

@@ -1,0 +1,152 @@
+//! `field-id-reuse`: the new metadata breaks the id contract — a retired id comes back, a new id
+//! is not above the old `last-column-id`, `last-column-id` goes down, an earlier schema is
+//! rewritten, or the current schema is not the newest. `evolve` never does this; a metadata file
+//! written by an engine or by hand can.
+
+use std::collections::HashMap;
+
+use crate::iceberg::types::FieldId;
+use crate::rules::{Context, Rule, Violation};
+
+pub struct FieldIdReuse;
+
+impl Rule for FieldIdReuse {
+    fn name(&self) -> &'static str {
+        "field-id-reuse"
+    }
+
+    fn check(&self, cx: &Context<'_>) -> Vec<Violation> {
+        let (before, after) = (cx.before, cx.after);
+        let mut out = Vec::new();
+        let mut say = |message: String, help: &str, field_id: Option<FieldId>| {
+            out.push(Violation {
+                field: None,
+                field_id,
+                message,
+                help: help.to_string(),
+                origin: None,
+            });
+        };
+        if after.last_column_id < before.last_column_id {
+            say(
+                format!(
+                    "`last-column-id` goes down from {} to {}: the next added column would get an id that old files already use",
+                    before.last_column_id, after.last_column_id
+                ),
+                "keep `last-column-id` at least at its old value; ids are never handed out twice",
+                None,
+            );
+        }
+        for old in &before.schemas {
+            match after.schema(old.schema_id) {
+                Some(new) if new == old => {}
+                Some(_) => say(
+                    format!(
+                        "schema {} is rewritten: files written with it would be read with a different schema than the one they were written with",
+                        old.schema_id
+                    ),
+                    "never edit a schema in `schemas`; append a new schema instead",
+                    None,
+                ),
+                None => say(
+                    format!(
+                        "schema {} is removed from `schemas`, but snapshots and files may still refer to it",
+                        old.schema_id
+                    ),
+                    "keep every schema in `schemas`",
+                    None,
+                ),
+            }
+        }
+        // Every id the table has ever used, with the path it had.
+        let mut known: HashMap<FieldId, String> = HashMap::new();
+        for schema in &before.schemas {
+            for field in schema.walk() {
+                known.insert(field.id, field.path);
+            }
+        }
+        for schema in after
+            .schemas
+            .iter()
+            .filter(|s| before.schema(s.schema_id).is_none())
+        {
+            for field in schema.walk() {
+                match known.get(&field.id) {
+                    Some(old_path)
+                        if !old_path.eq_ignore_ascii_case(&field.path)
+                            && !is_rename(cx, field.id) =>
+                    {
+                        say(
+                            format!(
+                                "schema {} gives id {} to `{}`, but that id belonged to `{old_path}`: old files' `{old_path}` values would be read as `{}`",
+                                schema.schema_id, field.id, field.path, field.path
+                            ),
+                            "assign new fields ids above `last-column-id`; retired ids stay retired",
+                            Some(field.id),
+                        )
+                    }
+                    None if field.id <= before.last_column_id => say(
+                        format!(
+                            "schema {} gives the new field `{}` id {}, which is not above the old `last-column-id` {}",
+                            schema.schema_id, field.path, field.id, before.last_column_id
+                        ),
+                        "assign new ids from `last-column-id + 1` upwards",
+                        Some(field.id),
+                    ),
+                    _ => {}
+                }
+            }
+        }
+        let newest = after.schemas.iter().map(|s| s.schema_id).max();
+        let added = after.schemas.len() > before.schemas.len();
+        if added
+            && newest != Some(after.current_schema_id)
+            && after
+                .schema(after.current_schema_id)
+                .is_some_and(|s| before.schema(s.schema_id).is_none())
+        {
+            say(
+                format!(
+                    "`current-schema-id` is {}, but the newest schema is {}",
+                    after.current_schema_id,
+                    newest.unwrap_or_default()
+                ),
+                "point `current-schema-id` at the schema the change added",
+                None,
+            );
+        }
+        out
+    }
+}
+
+/// A rename keeps the id: the current schema still has that id, under the new path.
+fn is_rename(cx: &Context<'_>, id: FieldId) -> bool {
+    cx.before.current_schema().field_by_id(id).is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::rules::test_support::{fired, table_with_history};
+
+    #[test]
+    fn ddl_never_breaks_the_id_contract() {
+        let base = table_with_history();
+        let sql = "ALTER TABLE t ADD COLUMN a int; ALTER TABLE t DROP COLUMN a; ALTER TABLE t RENAME COLUMN note TO remark";
+        assert!(!fired(&base, sql).contains(&"field-id-reuse"));
+    }
+
+    #[test]
+    fn rewritten_history_and_lowered_ids_are_caught() {
+        use crate::rules::test_support::findings_between;
+        let before = table_with_history();
+        let mut after = before.clone();
+        after.last_column_id -= 1;
+        after.schemas[0].fields.pop();
+        let found = findings_between(&before, &after);
+        assert_eq!(
+            found.iter().filter(|r| **r == "field-id-reuse").count(),
+            2,
+            "{found:?}"
+        );
+    }
+}

@@ -1,0 +1,154 @@
+//! The rule engine: every rule sees one table before and after a proposal (with the applied
+//! changes, the history and how readers find columns) and returns violations; the engine gives
+//! them the severity the catalogue and the configuration say, and turns them into findings.
+//!
+//! Adding a rule is mechanical: `rules/<name>.yaml` (docs, default severity, examples), a file
+//! here with the logic, and a line in [`registry`]; the self-tests say what is missing.
+
+pub mod catalogue;
+pub mod context;
+
+mod column_drop;
+mod column_rename;
+mod default_change;
+mod field_id_reuse;
+mod format_version_feature;
+mod forward_incompatible;
+mod identifier_drop;
+mod legacy_type_change;
+mod missing_doc;
+mod name_mapped_rename;
+mod name_reuse;
+mod nullability_tightening;
+mod partition_source_drop;
+mod partition_source_promotion;
+mod position_shift;
+mod reader_cache_refresh;
+mod required_column_add;
+mod sort_source_drop;
+mod type_narrowing;
+
+use crate::change::Origin;
+use crate::evolve::Applied;
+use crate::finding::{Finding, Severity};
+use crate::iceberg::types::FieldId;
+
+pub use context::{Compatibility, Context, History, Mapping};
+
+/// One thing a rule objects to. The engine adds the rule name, severity and table.
+#[derive(Debug, Clone)]
+pub struct Violation {
+    pub field: Option<String>,
+    pub field_id: Option<FieldId>,
+    pub message: String,
+    pub help: String,
+    pub origin: Option<Origin>,
+}
+
+impl Violation {
+    /// A violation located at an applied change, about the field it touched.
+    pub fn at(applied: &Applied, message: String, help: String) -> Violation {
+        Violation {
+            field: Some(applied.path.clone()),
+            field_id: applied.field_id,
+            message,
+            help,
+            origin: applied.origin.clone(),
+        }
+    }
+}
+
+pub trait Rule: Sync {
+    fn name(&self) -> &'static str;
+    fn check(&self, cx: &Context<'_>) -> Vec<Violation>;
+}
+
+/// Rules judged outside the engine: `evolve` reports changes that cannot be applied at all, and
+/// `suppress` reports bad suppressions. They are listed so the catalogue, configuration and
+/// severities treat them like any other rule.
+struct JudgedElsewhere(&'static str);
+
+impl Rule for JudgedElsewhere {
+    fn name(&self) -> &'static str {
+        self.0
+    }
+
+    fn check(&self, _: &Context<'_>) -> Vec<Violation> {
+        Vec::new()
+    }
+}
+
+/// Every rule, sorted by name.
+pub fn registry() -> &'static [&'static dyn Rule] {
+    static RULES: &[&dyn Rule] = &[
+        &column_drop::ColumnDrop,
+        &column_rename::ColumnRename,
+        &default_change::DefaultChange,
+        &JudgedElsewhere("duplicate-name"),
+        &field_id_reuse::FieldIdReuse,
+        &format_version_feature::FormatVersionFeature,
+        &forward_incompatible::ForwardIncompatible,
+        &identifier_drop::IdentifierDrop,
+        &JudgedElsewhere("invalid-change"),
+        &legacy_type_change::LegacyTypeChange,
+        &missing_doc::MissingDoc,
+        &name_mapped_rename::NameMappedRename,
+        &name_reuse::NameReuse,
+        &JudgedElsewhere("nested-structure-change"),
+        &nullability_tightening::NullabilityTightening,
+        &partition_source_drop::PartitionSourceDrop,
+        &partition_source_promotion::PartitionSourcePromotion,
+        &position_shift::PositionShift,
+        &reader_cache_refresh::ReaderCacheRefresh,
+        &required_column_add::RequiredColumnAdd,
+        &sort_source_drop::SortSourceDrop,
+        &JudgedElsewhere("suppression"),
+        &type_narrowing::TypeNarrowing,
+        &JudgedElsewhere("unknown-field"),
+    ];
+    RULES
+}
+
+pub fn rule_named(name: &str) -> Option<&'static dyn Rule> {
+    registry().iter().copied().find(|r| r.name() == name)
+}
+
+/// Runs every rule that is not off and returns its findings at their configured severity.
+pub fn run(cx: &Context<'_>, severity_of: &dyn Fn(&str) -> Option<Severity>) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    for rule in registry() {
+        let Some(severity) = severity_of(rule.name()) else {
+            continue;
+        };
+        for violation in rule.check(cx) {
+            findings.push(Finding {
+                rule: rule.name(),
+                severity,
+                message: format!("{}: {}", cx.table, violation.message),
+                table: cx.table.to_string(),
+                field: violation.field,
+                field_id: violation.field_id,
+                origin: violation.origin,
+                help: Some(violation.help),
+            });
+        }
+    }
+    findings
+}
+
+#[cfg(test)]
+pub(crate) mod test_support;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_registry_is_sorted_and_unique() {
+        let names: Vec<_> = registry().iter().map(|r| r.name()).collect();
+        let mut sorted = names.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(names, sorted);
+    }
+}

@@ -1,0 +1,135 @@
+//! `position-shift`: the table's readers find columns by position (Hive/Impala/Presto reading ORC
+//! or Parquet by index), and the change moves columns: an add anywhere but at the end, a move, or
+//! a drop of a field that is not last — the seed's Hive disaster, where the phone number lands in
+//! the amount column.
+
+use crate::evolve::{Applied, AppliedKind};
+use crate::iceberg::schema::FieldInfo;
+use crate::rules::{Context, Mapping, Rule, Violation};
+
+pub struct PositionShift;
+
+impl Rule for PositionShift {
+    fn name(&self) -> &'static str {
+        "position-shift"
+    }
+
+    fn check(&self, cx: &Context<'_>) -> Vec<Violation> {
+        if cx.mapping != Mapping::Position {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        for change in cx.applied {
+            let shifted = match change.kind {
+                AppliedKind::Add | AppliedKind::Move => change
+                    .after
+                    .as_ref()
+                    .map(|f| (f, later_siblings(cx, change, f))),
+                AppliedKind::Drop => change
+                    .before
+                    .as_ref()
+                    .map(|f| (f, later_siblings(cx, change, f))),
+                _ => None,
+            };
+            let Some((field, later)) = shifted else {
+                continue;
+            };
+            if later.is_empty() && change.kind != AppliedKind::Move {
+                continue;
+            }
+            let what = match change.kind {
+                AppliedKind::Add => {
+                    format!("adding `{}` at position {}", field.path, field.position + 1)
+                }
+                AppliedKind::Move => {
+                    format!("moving `{}` to position {}", field.path, field.position + 1)
+                }
+                _ => format!(
+                    "dropping `{}` (position {})",
+                    field.path,
+                    field.position + 1
+                ),
+            };
+            // Who reads whose values, position by position, in files written before the change.
+            let (readers, old_columns): (Vec<String>, Vec<String>) = match change.kind {
+                AppliedKind::Add => (
+                    std::iter::once(field.name.clone())
+                        .chain(later.clone())
+                        .collect(),
+                    later.clone(),
+                ),
+                AppliedKind::Drop => (
+                    later.clone(),
+                    std::iter::once(field.name.clone())
+                        .chain(later.clone())
+                        .collect(),
+                ),
+                _ => (Vec::new(), Vec::new()),
+            };
+            let pairs: Vec<String> = readers
+                .iter()
+                .zip(&old_columns)
+                .take(3)
+                .map(|(reader, old)| format!("`{reader}` would read `{old}`'s values"))
+                .collect();
+            let consequence = if pairs.is_empty() {
+                "every column between the old and the new position reads its neighbour's values in old files".to_string()
+            } else {
+                format!("in every old file {}", pairs.join(", "))
+            };
+            out.push(Violation::at(
+                change,
+                format!(
+                    "the table is read by position: {what} shifts {} column(s) ({}): {consequence}",
+                    later.len(),
+                    later.join(", ")
+                ),
+                "on a position-mapped table only add columns at the end, and never drop or reorder; better, move the table to Iceberg field ids (or read by name) first".into(),
+            ));
+        }
+        out
+    }
+}
+
+/// The names of the siblings after `field`'s position in the schema the change was applied to.
+fn later_siblings(cx: &Context<'_>, change: &Applied, field: &FieldInfo) -> Vec<String> {
+    let schema = if change.kind == AppliedKind::Drop {
+        cx.before.current_schema()
+    } else {
+        cx.after.current_schema()
+    };
+    let mut siblings: Vec<FieldInfo> = schema
+        .walk()
+        .into_iter()
+        .filter(|f| f.parent_id == field.parent_id && f.id != field.id)
+        .filter(|f| f.position >= field.position)
+        .collect();
+    siblings.sort_by_key(|f| f.position);
+    siblings.into_iter().map(|f| f.name).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::rules::Mapping;
+    use crate::rules::test_support::{fired_with, table_with};
+
+    #[test]
+    fn only_appends_are_safe_by_position() {
+        let base = table_with(
+            2,
+            r#"[{"id":1,"name":"id","required":true,"type":"long"},{"id":2,"name":"phone","required":false,"type":"string"},{"id":3,"name":"amount","required":false,"type":"double"}]"#,
+        );
+        let fired = |sql| fired_with(&base, sql, Mapping::Position);
+        assert!(
+            fired("ALTER TABLE t ADD COLUMN new_tag string AFTER id").contains(&"position-shift")
+        );
+        assert!(fired("ALTER TABLE t DROP COLUMN phone").contains(&"position-shift"));
+        assert!(fired("ALTER TABLE t ALTER COLUMN amount FIRST").contains(&"position-shift"));
+        assert!(!fired("ALTER TABLE t ADD COLUMN new_tag string").contains(&"position-shift"));
+        assert!(!fired("ALTER TABLE t DROP COLUMN amount").contains(&"position-shift"));
+        assert!(
+            !fired_with(&base, "ALTER TABLE t DROP COLUMN phone", Mapping::FieldId)
+                .contains(&"position-shift")
+        );
+    }
+}

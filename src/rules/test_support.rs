@@ -1,0 +1,193 @@
+//! Helpers for rule unit tests: small tables from JSON, DDL run through the real front-end,
+//! evolve and every rule.
+
+use std::sync::Arc;
+
+use crate::change::{SourceFile, StatementKind};
+use crate::evolve::evolve;
+use crate::frontend::ddl::{Dialect, parse_sql};
+use crate::iceberg::metadata::TableMetadata;
+use crate::iceberg::schema::Field;
+use crate::rules::{Compatibility, Context, History, Mapping, run};
+
+/// Rules that fire on almost every change; most tests look past them.
+const AMBIENT: [&str; 4] = [
+    "column-drop",
+    "column-rename",
+    "missing-doc",
+    "reader-cache-refresh",
+];
+
+pub fn metadata(version: u8, fields: &str, specs: &str, sort_orders: &str) -> TableMetadata {
+    let text = format!(
+        r#"{{"format-version":{version},"location":"/t","last-updated-ms":0,"last-column-id":100,"current-schema-id":0,
+        "schemas":[{{"type":"struct","schema-id":0,"identifier-field-ids":[],"fields":{fields}}}],
+        "partition-specs":{specs},"default-spec-id":0,"sort-orders":{sort_orders},"default-sort-order-id":1}}"#
+    );
+    let root = crate::json::parse(&text).expect("test metadata is JSON");
+    let mut table = TableMetadata::from_json(&root).expect("test metadata is Iceberg");
+    table.last_column_id = table.current_schema().highest_field_id();
+    table
+}
+
+pub fn table_with(version: u8, fields: &str) -> TableMetadata {
+    metadata(version, fields, "[]", "[]")
+}
+
+/// `id` (identifier), `ts` (source of the current spec), `region` (source of an older spec),
+/// `note` (sorted by), `comment`, `qty`; `status` was dropped in an earlier schema.
+pub fn table_with_history() -> TableMetadata {
+    let fields = r#"[{"id":1,"name":"id","required":true,"type":"long"},{"id":2,"name":"ts","required":false,"type":"timestamptz"},{"id":3,"name":"region","required":false,"type":"string"},{"id":4,"name":"status","required":false,"type":"string","doc":"user review state"},{"id":5,"name":"note","required":false,"type":"string"},{"id":6,"name":"comment","required":false,"type":"string"},{"id":7,"name":"qty","required":false,"type":"int"}]"#;
+    let specs = r#"[{"spec-id":0,"fields":[{"source-id":3,"field-id":1000,"name":"region","transform":"identity"}]},{"spec-id":1,"fields":[{"source-id":2,"field-id":1001,"name":"ts_day","transform":"day"}]}]"#;
+    let orders = r#"[{"order-id":1,"fields":[{"source-id":5,"transform":"identity","direction":"asc","null-order":"nulls-first"}]}]"#;
+    let mut table = metadata(2, fields, specs, orders);
+    table.default_spec_id = 1;
+    let mut current = table.schemas[0].clone();
+    current.schema_id = 1;
+    current.identifier_field_ids = vec![1];
+    current.fields.retain(|f| f.name != "status");
+    table.schemas.push(current);
+    table.current_schema_id = 1;
+    table
+}
+
+/// `before` plus a new current schema made by editing every field of the current one.
+pub fn with_new_schema(before: &TableMetadata, edit: impl Fn(&mut Field)) -> TableMetadata {
+    let mut after = before.clone();
+    let mut schema = before.current_schema().clone();
+    schema.schema_id = before
+        .schemas
+        .iter()
+        .map(|s| s.schema_id)
+        .max()
+        .unwrap_or(0)
+        + 1;
+    schema.fields.iter_mut().for_each(edit);
+    after.current_schema_id = schema.schema_id;
+    after.schemas.push(schema);
+    after
+}
+
+fn rule_names(
+    base: &TableMetadata,
+    sql: &str,
+    dialect: Dialect,
+    mapping: Mapping,
+    compatibility: Compatibility,
+    keep_ambient: bool,
+) -> Vec<&'static str> {
+    let source = Arc::new(SourceFile {
+        name: "test.sql".into(),
+        text: sql.to_string(),
+    });
+    let statements = parse_sql(source, dialect).expect("test SQL parses");
+    let lists: Vec<&[crate::change::Change]> = statements
+        .iter()
+        .filter_map(|s| match &s.kind {
+            StatementKind::Alter(changes) => Some(changes.as_slice()),
+            StatementKind::CreateTable(_) => None,
+        })
+        .collect();
+    let evolution = evolve(base, lists);
+    assert!(
+        evolution.problems.is_empty(),
+        "{sql}: {:?}",
+        evolution.problems
+    );
+    let history = History::of(base);
+    let cx = Context {
+        table: "t",
+        before: base,
+        after: &evolution.metadata,
+        applied: &evolution.applied,
+        mapping,
+        compatibility,
+        history: &history,
+    };
+    names(
+        run(&cx, &|_| Some(crate::finding::Severity::Error)),
+        keep_ambient,
+    )
+}
+
+fn names(findings: Vec<crate::finding::Finding>, keep_ambient: bool) -> Vec<&'static str> {
+    findings
+        .into_iter()
+        .map(|f| f.rule)
+        .filter(|r| keep_ambient || !AMBIENT.contains(r))
+        .collect()
+}
+
+pub fn fired(base: &TableMetadata, sql: &str) -> Vec<&'static str> {
+    rule_names(
+        base,
+        sql,
+        Dialect::Spark,
+        Mapping::FieldId,
+        Compatibility::BACKWARD,
+        false,
+    )
+}
+
+pub fn fired_all(base: &TableMetadata, sql: &str) -> Vec<&'static str> {
+    rule_names(
+        base,
+        sql,
+        Dialect::Spark,
+        Mapping::FieldId,
+        Compatibility::BACKWARD,
+        true,
+    )
+}
+
+pub fn fired_with(base: &TableMetadata, sql: &str, mapping: Mapping) -> Vec<&'static str> {
+    rule_names(
+        base,
+        sql,
+        Dialect::Spark,
+        mapping,
+        Compatibility::BACKWARD,
+        false,
+    )
+}
+
+pub fn fired_dialect(base: &TableMetadata, sql: &str, dialect: Dialect) -> Vec<&'static str> {
+    rule_names(
+        base,
+        sql,
+        dialect,
+        Mapping::FieldId,
+        Compatibility::BACKWARD,
+        false,
+    )
+}
+
+pub fn fired_compat(
+    base: &TableMetadata,
+    sql: &str,
+    compatibility: Compatibility,
+) -> Vec<&'static str> {
+    rule_names(
+        base,
+        sql,
+        Dialect::Spark,
+        Mapping::FieldId,
+        compatibility,
+        false,
+    )
+}
+
+/// Rules fired by comparing two metadata states directly (as a metadata-file proposal would).
+pub fn findings_between(before: &TableMetadata, after: &TableMetadata) -> Vec<&'static str> {
+    let history = History::of(before);
+    let cx = Context {
+        table: "t",
+        before,
+        after,
+        applied: &[],
+        mapping: Mapping::FieldId,
+        compatibility: Compatibility::BACKWARD,
+        history: &history,
+    };
+    names(run(&cx, &|_| Some(crate::finding::Severity::Error)), false)
+}

@@ -1,0 +1,127 @@
+//! `type-narrowing`: a type change that is not one of the spec's promotions for the table's
+//! format version. Old data files keep their physical type; a field-id reader can widen while
+//! decoding but never narrow, re-scale or change family.
+
+use crate::evolve::AppliedKind;
+use crate::iceberg::types::{PrimitiveType, Type, is_allowed_promotion};
+use crate::rules::{Context, Rule, Violation};
+
+pub struct TypeNarrowing;
+
+impl Rule for TypeNarrowing {
+    fn name(&self) -> &'static str {
+        "type-narrowing"
+    }
+
+    fn check(&self, cx: &Context<'_>) -> Vec<Violation> {
+        let version = cx.format_version();
+        let mut out = Vec::new();
+        for change in cx.changes(AppliedKind::UpdateType) {
+            let (Some(before), Some(after)) = (&change.before, &change.after) else {
+                continue;
+            };
+            let (Type::Primitive(from), Type::Primitive(to)) =
+                (&before.field_type, &after.field_type)
+            else {
+                continue;
+            };
+            if is_allowed_promotion(from, to, version) {
+                continue;
+            }
+            out.push(Violation::at(
+                change,
+                format!("`{}` (field id {}): {from} -> {to} {}", after.path, after.id, why(from, to, version)),
+                format!(
+                    "keep {from}; if the data really needs {to}, add a new {to} column, backfill it from `{}`, and move readers over",
+                    after.path
+                ),
+            ));
+        }
+        // Under `-transitive`, every schema a snapshot still references must be readable too.
+        if cx.compatibility.transitive {
+            let current = cx.after.current_schema();
+            for baseline in cx.reader_baselines() {
+                for old in baseline.walk() {
+                    let Some(new) = current.field_by_id(old.id) else {
+                        continue;
+                    };
+                    let (Type::Primitive(from), Type::Primitive(to)) =
+                        (&old.field_type, &new.field_type)
+                    else {
+                        continue;
+                    };
+                    let already = out.iter().any(|v| v.field_id == Some(old.id));
+                    if already || is_allowed_promotion(from, to, version) {
+                        continue;
+                    }
+                    let origin = cx.last_change_of(old.id).and_then(|a| a.origin.clone());
+                    out.push(Violation {
+                        field: Some(new.path.clone()),
+                        field_id: Some(new.id),
+                        message: format!(
+                            "`{}` (field id {}) was {from} in schema {}, which snapshots still reference: {from} -> {to} {}",
+                            new.path, new.id, baseline.schema_id, why(from, to, version)
+                        ),
+                        help: format!("keep `{}` readable as {from}: only the spec's promotions are safe across every live schema", new.path),
+                        origin,
+                    });
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Which reader breaks, and how, for a refused type change.
+fn why(from: &PrimitiveType, to: &PrimitiveType, version: u8) -> String {
+    use PrimitiveType as P;
+    match (from, to) {
+        (P::Decimal { precision: p1, scale: s1 }, P::Decimal { precision: p2, scale: s2 }) if s1 != s2 => format!(
+            "changes the scale: old files store unscaled integers, so a value written as 1.23 at scale {s1} would be read at scale {s2} (PyIceberg accepts this through a bug; the spec and Iceberg Java refuse it){}",
+            if p2 < p1 { ", and lowers the precision" } else { "" }
+        ),
+        (P::Decimal { .. }, P::Decimal { .. }) => {
+            "lowers the precision: values already written may not fit, and readers fail decoding them".into()
+        }
+        (P::Long, P::Int) | (P::Double, P::Float) => format!(
+            "narrows the type: old files hold {from} values that {to} cannot represent; field-id readers (Spark, Trino, Flink, PyIceberg) refuse or overflow when decoding them"
+        ),
+        (P::Date, P::Timestamp | P::TimestampNs) => format!(
+            "is only a valid promotion from format v3; this table is v{version}, whose readers cannot widen old date pages"
+        ),
+        (P::Unknown, _) => format!("is only a valid promotion from format v3; this table is v{version}"),
+        _ => format!(
+            "is not an allowed promotion (the spec allows only int -> long, float -> double, decimal precision increases and, from v3, date -> timestamp): readers cannot reinterpret the {from} values in old files as {to}"
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::rules::test_support::{fired, table_with};
+
+    #[test]
+    fn narrowing_scale_changes_and_family_changes_are_refused() {
+        let base = table_with(
+            2,
+            r#"[{"id":1,"name":"n","required":false,"type":"long"},{"id":2,"name":"d","required":false,"type":"decimal(9, 2)"},{"id":3,"name":"s","required":false,"type":"string"}]"#,
+        );
+        for sql in [
+            "ALTER TABLE t ALTER COLUMN n TYPE int",
+            "ALTER TABLE t ALTER COLUMN d TYPE decimal(18, 4)",
+            "ALTER TABLE t ALTER COLUMN d TYPE decimal(8, 2)",
+            "ALTER TABLE t ALTER COLUMN s TYPE int",
+        ] {
+            assert_eq!(fired(&base, sql), ["type-narrowing"], "{sql}");
+        }
+        assert!(fired(&base, "ALTER TABLE t ALTER COLUMN d TYPE decimal(18, 2)").is_empty());
+    }
+
+    #[test]
+    fn date_to_timestamp_needs_v3() {
+        let fields = r#"[{"id":1,"name":"day","required":false,"type":"date"}]"#;
+        let sql = "ALTER TABLE t ALTER COLUMN day TYPE timestamp_ntz";
+        assert_eq!(fired(&table_with(2, fields), sql), ["type-narrowing"]);
+        assert!(fired(&table_with(3, fields), sql).is_empty());
+    }
+}

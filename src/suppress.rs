@@ -1,0 +1,325 @@
+//! Suppressions: `-- fieldgate: allow <rule>[, <rule>] [until YYYY-MM-DD] -- <reason>` in the
+//! comment lines right above a statement silences those rules' findings on that statement. The
+//! reason is required and shown in reports; a suppression that names an unknown rule, has no
+//! reason, has expired, or silences nothing is itself reported.
+
+use crate::change::{Source, Span, Statement};
+use crate::finding::{Finding, Severity};
+use crate::rules::registry;
+use crate::suggest::closest;
+
+const MARKER: &str = "fieldgate:";
+
+#[derive(Debug, Clone)]
+pub struct Suppression {
+    pub source: Source,
+    /// The comment, for locating problems with it.
+    pub span: Span,
+    /// The statement it applies to.
+    pub statement: Span,
+    pub rules: Vec<String>,
+    pub until: Option<String>,
+    pub reason: Option<String>,
+}
+
+/// A finding a suppression silenced, with the reason given.
+#[derive(Debug, Clone)]
+pub struct Suppressed {
+    pub finding: Finding,
+    pub reason: String,
+    pub until: Option<String>,
+}
+
+/// Finds the suppression comments directly above each statement.
+pub fn find(statements: &[&Statement]) -> Vec<Suppression> {
+    let mut out = Vec::new();
+    for statement in statements {
+        let text = &statement.source.text;
+        let mut end = line_start(text, statement.span.offset);
+        while end > 0 {
+            let start = line_start(text, end - 1);
+            let line = &text[start..end];
+            let trimmed = line.trim();
+            let Some(comment) = trimmed.strip_prefix("--") else {
+                break;
+            };
+            if let Some(body) = comment.trim_start().strip_prefix(MARKER) {
+                let offset = start + (line.len() - line.trim_start().len());
+                let span = Span::new(offset, trimmed.len());
+                out.push(parse(body, statement, span));
+            }
+            end = start;
+        }
+    }
+    out
+}
+
+fn line_start(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())]
+        .rfind('\n')
+        .map_or(0, |i| i + 1)
+}
+
+fn parse(body: &str, statement: &Statement, span: Span) -> Suppression {
+    let (directive, reason) = match body.split_once("--") {
+        Some((directive, reason)) => (
+            directive,
+            Some(reason.trim().to_string()).filter(|r| !r.is_empty()),
+        ),
+        None => (body, None),
+    };
+    let directive = directive.trim().strip_prefix("allow").unwrap_or("").trim();
+    let (rules, until) = match directive.split_once(" until ") {
+        Some((rules, date)) => (rules, Some(date.trim().to_string())),
+        None => (directive, None),
+    };
+    Suppression {
+        source: statement.source.clone(),
+        span,
+        statement: statement.span,
+        rules: rules
+            .split(',')
+            .map(|r| r.trim().to_string())
+            .filter(|r| !r.is_empty())
+            .collect(),
+        until,
+        reason,
+    }
+}
+
+/// Applies suppressions to findings on `today` (`YYYY-MM-DD`). Returns the findings that stand
+/// (with any problems of the suppressions themselves, as `suppression` findings at
+/// `severity`) and the ones silenced.
+pub fn apply(
+    findings: Vec<Finding>,
+    suppressions: &[Suppression],
+    today: &str,
+    table: &str,
+    severity: Option<Severity>,
+) -> (Vec<Finding>, Vec<Suppressed>) {
+    let known: Vec<&str> = registry().iter().map(|r| r.name()).collect();
+    let mut problems = Vec::new();
+    let mut usable = Vec::new();
+    for s in suppressions {
+        let mut complain = |message: String, help: &str| {
+            problems.push((s, message, help.to_string()));
+        };
+        if s.rules.is_empty() {
+            complain(
+                "the suppression names no rule".into(),
+                "write `-- fieldgate: allow <rule> -- <reason>`",
+            );
+            continue;
+        }
+        let unknown: Vec<&String> = s
+            .rules
+            .iter()
+            .filter(|r| !known.contains(&r.as_str()))
+            .collect();
+        for rule in &unknown {
+            let hint = closest(rule, known.iter().copied()).map_or_else(
+                || "`fieldgate rules` lists the rule names".to_string(),
+                |c| format!("did you mean `{c}`?"),
+            );
+            complain(
+                format!("the suppression names an unknown rule `{rule}`"),
+                &hint,
+            );
+        }
+        if s.reason.is_none() {
+            complain(
+                "the suppression gives no reason, so it does not apply".into(),
+                "add `-- <why this is fine>` after the rule names",
+            );
+            continue;
+        }
+        match &s.until {
+            Some(date) if !is_date(date) => {
+                complain(
+                    format!(
+                        "`until {date}` is not a date (YYYY-MM-DD), so the suppression does not apply"
+                    ),
+                    "write the expiry as YYYY-MM-DD",
+                );
+                continue;
+            }
+            Some(date) if date.as_str() < today => {
+                complain(
+                    format!("the suppression expired on {date}, so it no longer applies"),
+                    "fix the finding, or renew the suppression with a new date and reason",
+                );
+                continue;
+            }
+            _ => {}
+        }
+        usable.push(s);
+    }
+    let mut used = vec![false; usable.len()];
+    let mut kept = Vec::new();
+    let mut silenced = Vec::new();
+    for finding in findings {
+        let by = finding.origin.as_ref().and_then(|origin| {
+            usable.iter().position(|s| {
+                std::sync::Arc::ptr_eq(&s.source, &origin.source)
+                    && s.statement == origin.statement
+                    && s.rules.iter().any(|r| r == finding.rule)
+            })
+        });
+        match by {
+            Some(index) => {
+                used[index] = true;
+                let s = usable[index];
+                silenced.push(Suppressed {
+                    finding,
+                    reason: s.reason.clone().unwrap_or_default(),
+                    until: s.until.clone(),
+                });
+            }
+            None => kept.push(finding),
+        }
+    }
+    for (s, used) in usable.iter().zip(used) {
+        if !used {
+            problems.push((
+                s,
+                format!("the suppression of {} silences nothing", s.rules.join(", ")),
+                "remove it: the statement no longer raises these rules".into(),
+            ));
+        }
+    }
+    if let Some(severity) = severity {
+        for (s, message, help) in problems {
+            kept.push(Finding {
+                rule: "suppression",
+                severity,
+                message: format!("{table}: {message}"),
+                table: table.to_string(),
+                field: None,
+                field_id: None,
+                origin: Some(crate::change::Origin {
+                    source: s.source.clone(),
+                    statement: s.statement,
+                    focus: s.span,
+                }),
+                help: Some(help),
+            });
+        }
+    }
+    (kept, silenced)
+}
+
+fn is_date(text: &str) -> bool {
+    let parts: Vec<&str> = text.split('-').collect();
+    matches!(parts.as_slice(), [y, m, d] if y.len() == 4 && m.len() == 2 && d.len() == 2
+        && [y, m, d].iter().all(|p| p.bytes().all(|b| b.is_ascii_digit()))
+        && (1..=12).contains(&m.parse::<u32>().unwrap_or(0))
+        && (1..=31).contains(&d.parse::<u32>().unwrap_or(0)))
+}
+
+/// Today's date (UTC) as `YYYY-MM-DD`, from days since the Unix epoch (Howard Hinnant's
+/// civil-from-days algorithm).
+pub fn date_from_unix_days(days: i64) -> String {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}")
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::change::{Origin, SourceFile};
+    use crate::frontend::ddl::{Dialect, parse_sql};
+
+    fn statements(text: &str) -> Vec<Statement> {
+        parse_sql(
+            Arc::new(SourceFile {
+                name: "m.sql".into(),
+                text: text.into(),
+            }),
+            Dialect::Spark,
+        )
+        .unwrap()
+    }
+
+    fn finding(rule: &'static str, statement: &Statement) -> Finding {
+        Finding {
+            rule,
+            severity: Severity::Warning,
+            message: String::new(),
+            table: "t".into(),
+            field: None,
+            field_id: None,
+            origin: Some(Origin {
+                source: statement.source.clone(),
+                statement: statement.span,
+                focus: statement.span,
+            }),
+            help: None,
+        }
+    }
+
+    #[test]
+    fn a_reasoned_suppression_silences_its_statement_only() {
+        let s = statements(
+            "ALTER TABLE t DROP COLUMN a;\n-- retire b\n-- fieldgate: allow column-drop -- retired in the Q3 review\nALTER TABLE t DROP COLUMN b;\n",
+        );
+        let suppressions = find(&s.iter().collect::<Vec<_>>());
+        assert_eq!(suppressions.len(), 1);
+        assert_eq!(
+            suppressions[0].reason.as_deref(),
+            Some("retired in the Q3 review")
+        );
+        let (kept, silenced) = apply(
+            vec![finding("column-drop", &s[0]), finding("column-drop", &s[1])],
+            &suppressions,
+            "2026-11-30",
+            "t",
+            Some(Severity::Warning),
+        );
+        assert_eq!(kept.len(), 1);
+        assert_eq!(silenced.len(), 1);
+        assert_eq!(silenced[0].reason, "retired in the Q3 review");
+    }
+
+    #[test]
+    fn unknown_unreasoned_expired_and_unused_suppressions_are_reported() {
+        let s = statements(
+            "-- fieldgate: allow colum-drop -- typo\nALTER TABLE t DROP COLUMN a;\n-- fieldgate: allow column-drop\nALTER TABLE t DROP COLUMN b;\n-- fieldgate: allow column-drop until 2026-01-31 -- was temporary\nALTER TABLE t DROP COLUMN c;\n-- fieldgate: allow type-narrowing -- nothing to silence\nALTER TABLE t DROP COLUMN d;\n",
+        );
+        let findings = s.iter().map(|st| finding("column-drop", st)).collect();
+        let (kept, silenced) = apply(
+            findings,
+            &find(&s.iter().collect::<Vec<_>>()),
+            "2026-11-30",
+            "t",
+            Some(Severity::Warning),
+        );
+        assert!(silenced.is_empty());
+        let messages: Vec<&str> = kept
+            .iter()
+            .filter(|f| f.rule == "suppression")
+            .map(|f| f.message.as_str())
+            .collect();
+        assert_eq!(messages.len(), 5, "{messages:?}");
+        assert!(messages[0].contains("unknown rule `colum-drop`"));
+        assert!(messages.iter().any(|m| m.contains("no reason")));
+        assert!(messages.iter().any(|m| m.contains("expired on 2026-01-31")));
+        assert!(messages.iter().any(|m| m.contains("silences nothing")));
+    }
+
+    #[test]
+    fn dates_come_from_days_since_the_epoch() {
+        assert_eq!(date_from_unix_days(0), "1970-01-01");
+        assert_eq!(date_from_unix_days(20_787), "2026-11-30");
+        assert_eq!(date_from_unix_days(11_016), "2000-02-29");
+    }
+}
