@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use clap::Parser;
 use fieldgate::cli::{Cli, Command};
 use fieldgate::commands::failure::Failure;
-use fieldgate::commands::{apply, catalogue, check, init, lint};
+use fieldgate::commands::{apply, catalogue, check, init, lint, verify};
 use fieldgate::report::human::handler;
 
 /// Exit codes of CLI.md: 0 passed, 1 the gate failed, 2 fieldgate could not run.
@@ -50,6 +50,7 @@ fn main() -> ExitCode {
         Command::Init(args) => init::run(args, &mut stdout),
         Command::Rules(args) => catalogue::list(args, &mut stdout),
         Command::Explain(args) => catalogue::explain(args, &mut stdout),
+        Command::Verify(args) => verify::run(args, &mut stdout),
     };
     exit_code(outcome)
 }

@@ -10,3 +10,4 @@ pub mod input;
 pub mod lint;
 pub mod pipeline;
 pub mod settings;
+pub mod verify;
