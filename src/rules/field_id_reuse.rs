@@ -25,6 +25,7 @@ impl Rule for FieldIdReuse {
                 message,
                 help: help.to_string(),
                 origin: None,
+                related: Vec::new(),
             });
         };
         if after.last_column_id < before.last_column_id {
