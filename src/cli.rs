@@ -85,7 +85,10 @@ pub struct LintArgs {
     #[command(flatten)]
     pub proposal: ProposalArgs,
 
-    /// Output format.
+    /// Output format: `human` (diagnostics with the source text; plain without a terminal or
+    /// with NO_COLOR), `json` (version 1 document), `github` (workflow-command annotations),
+    /// `sarif` (2.1.0, for code scanning), `markdown` (for $GITHUB_STEP_SUMMARY or a PR comment),
+    /// `gitlab` (Code Quality JSON) or `junit` (XML, a test case per rule and table).
     #[arg(long, value_enum, default_value_t = FormatArg::Human)]
     pub format: FormatArg,
 
@@ -126,6 +129,11 @@ pub enum DialectArg {
 pub enum FormatArg {
     Human,
     Json,
+    Github,
+    Sarif,
+    Markdown,
+    Gitlab,
+    Junit,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
