@@ -17,5 +17,6 @@ pub mod judge;
 pub mod repo;
 pub mod report;
 pub mod rules;
+pub mod suggest;
 pub mod suppress;
 pub mod yaml;
