@@ -70,9 +70,10 @@ fn a_passing_proposal_exits_0_in_every_format() {
         let out = fieldgate(
             &[
                 "lint",
-                "examples/quickstart/evolve_events.sql",
+                "examples/lake/migrations/dim_users/0001_add_vip_level.sql",
+                "examples/lake/migrations/dim_users/0002_rename_phone.sql",
                 "--metadata",
-                "tests/fixtures/tables/events",
+                "examples/lake/warehouse/lake_prod/dim_users",
                 "--format",
                 format,
             ],

@@ -112,7 +112,7 @@ fn structure_problems() {
     scenario(
         "structure",
         &args(
-            &["examples/quickstart/broken.sql"],
+            &["tests/proposals/broken.sql"],
             Some(&table("events")),
             None,
         ),
@@ -212,23 +212,32 @@ fn a_new_table() {
 
 #[test]
 fn several_tables_in_one_run() {
-    // What `check` reports: findings of both tables in one order, a field table per table.
-    let orders = args(&[&fixture("drops.sql")], Some(&table("orders")), None);
-    let events = args(
-        &["examples/quickstart/evolve_events.sql"],
-        Some(&table("events")),
+    // What `check` reports on examples/lake: findings of both tables in one order, a field table
+    // per table, and the suppression of one table's migrations.
+    let lake = "examples/lake/warehouse/lake_prod";
+    let users = args(
+        &[
+            "examples/lake/migrations/dim_users/0001_add_vip_level.sql",
+            "examples/lake/migrations/dim_users/0002_rename_phone.sql",
+        ],
+        Some(&format!("{lake}/dim_users")),
         None,
     );
+    let orders = args(
+        &["examples/lake/bad/fact_orders_drop_region.sql"],
+        Some(&format!("{lake}/fact_orders")),
+        None,
+    );
+    let (u, u_settings) = judged(&users);
     let (o, o_settings) = judged(&orders);
-    let (e, e_settings) = judged(&events);
     let run = Run::judged(
         vec![
+            TableRun::new(&u, &u_settings),
             TableRun::new(&o, &o_settings),
-            TableRun::new(&e, &e_settings),
         ],
         Severity::Error,
     );
-    assert!(!run.passed, "the orders drops fail the run");
+    assert!(!run.passed, "the fact_orders drop fails the run");
     snapshot_all("multi_table", &run);
 }
 

@@ -314,9 +314,19 @@ pub fn code(text: &str) -> String {
 /// (`` `name` ``, as messages quote names) are kept, with only `|` escaped inside.
 pub fn text(input: &str) -> String {
     let input = one_line(input);
+    let chars: Vec<char> = input.chars().collect();
     let mut out = String::with_capacity(input.len());
     let mut in_code = false;
-    for c in input.chars() {
+    for (i, &c) in chars.iter().enumerate() {
+        // GFM never reads an underscore inside a word (`lake_prod`) as emphasis; only one at a
+        // word's edge needs escaping.
+        let inside_word = |i: usize| {
+            let alnum = |j: Option<usize>| {
+                j.and_then(|j| chars.get(j))
+                    .is_some_and(|c| c.is_alphanumeric())
+            };
+            alnum(i.checked_sub(1)) && alnum(Some(i + 1))
+        };
         match c {
             '`' => {
                 in_code = !in_code;
@@ -327,6 +337,7 @@ pub fn text(input: &str) -> String {
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
             '&' => out.push_str("&amp;"),
+            '_' if inside_word(i) => out.push(c),
             '\\' | '*' | '_' | '[' | ']' | '#' | '~' => {
                 out.push('\\');
                 out.push(c);
@@ -352,6 +363,7 @@ mod tests {
             "`a\\|b` is struct&lt;x: int&gt; \\| \\*bold\\* next"
         );
         assert_eq!(code("map<string, long>"), "`map<string, long>`");
+        assert_eq!(text("lake_prod _x_"), "lake_prod \\_x\\_");
         assert_eq!(code("a`b|c"), "`` a`b\\|c ``");
     }
 }
