@@ -11,17 +11,12 @@ use crate::finding::Severity;
 use crate::report::{self, Format, Run, TableRun};
 use crate::rules::related::locate_in_metadata;
 
+/// The lowest severity that fails the run (exit code 1).
 pub fn threshold(fail_on: FailOnArg) -> Severity {
     match fail_on {
         FailOnArg::Error => Severity::Error,
         FailOnArg::Warning => Severity::Warning,
     }
-}
-
-/// Findings at or above the threshold fail the run.
-pub fn passes(judgement: &Judgement, fail_on: FailOnArg) -> bool {
-    let threshold = threshold(fail_on);
-    judgement.findings.iter().all(|f| f.severity < threshold)
 }
 
 pub fn now_ms() -> i64 {
