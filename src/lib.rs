@@ -19,4 +19,5 @@ pub mod report;
 pub mod rules;
 pub mod suggest;
 pub mod suppress;
+pub mod verify;
 pub mod yaml;

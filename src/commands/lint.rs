@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::cli::{FailOnArg, FormatArg, LintArgs};
+use crate::cli::{FailOnArg, LintArgs, ReportFormatArg};
 use crate::commands::failure::Failure;
 use crate::commands::pipeline::{Judgement, judge};
 use crate::commands::settings::resolve;
@@ -25,21 +25,25 @@ pub fn now_ms() -> i64 {
         .map_or(0, |d| d.as_millis() as i64)
 }
 
-pub fn report_format(format: FormatArg) -> Format {
+pub fn report_format(format: ReportFormatArg) -> Format {
     match format {
-        FormatArg::Human => Format::Human {
+        ReportFormatArg::Human => Format::Human {
             colour: report::human::colour_wanted(),
         },
-        FormatArg::Json => Format::Json,
-        FormatArg::Github => Format::Github,
-        FormatArg::Sarif => Format::Sarif,
-        FormatArg::Markdown => Format::Markdown,
-        FormatArg::Gitlab => Format::Gitlab,
-        FormatArg::Junit => Format::Junit,
+        ReportFormatArg::Json => Format::Json,
+        ReportFormatArg::Github => Format::Github,
+        ReportFormatArg::Sarif => Format::Sarif,
+        ReportFormatArg::Markdown => Format::Markdown,
+        ReportFormatArg::Gitlab => Format::Gitlab,
+        ReportFormatArg::Junit => Format::Junit,
     }
 }
 
-pub fn write_report(run: &Run<'_>, format: FormatArg, out: &mut dyn Write) -> std::io::Result<()> {
+pub fn write_report(
+    run: &Run<'_>,
+    format: ReportFormatArg,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
     report::reporter(report_format(format)).write(run, out)
 }
 
@@ -67,7 +71,7 @@ pub fn judge_and_report(
     let mut judgement = match judge(&args.proposal, location, now_ms) {
         Ok(judgement) => judgement,
         Err(failure) => {
-            if args.format != FormatArg::Human {
+            if args.format != ReportFormatArg::Human {
                 // The run already failed; a report that cannot be written changes nothing.
                 let _ = write_report(&Run::failed(&failure, fail_on), args.format, out);
             }
