@@ -202,6 +202,7 @@ pub fn apply(
                     focus: s.span,
                 }),
                 help: Some(help),
+                related: Vec::new(),
             });
         }
     }
@@ -281,6 +282,7 @@ mod tests {
                 focus: statement.span,
             }),
             help: None,
+            related: Vec::new(),
         }
     }
 

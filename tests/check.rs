@@ -754,3 +754,57 @@ fn an_explicit_base_is_used_and_a_missing_one_is_an_error() {
     assert!(stderr.contains("tried `origin/release`"), "{stderr}");
     assert!(stderr.contains("`git fetch origin release`"), "{stderr}");
 }
+
+#[test]
+fn summary_and_sarif_are_written_besides_the_main_report() {
+    let lake = lake_with_tables();
+    lake.write(
+        "migrations/0001_narrow.sql",
+        "ALTER TABLE db.orders ALTER COLUMN total_units TYPE int;\n",
+    );
+    lake.commit("narrow", 0, "Bob");
+    let reports = tempfile::tempdir().unwrap();
+    let summary = reports.path().join("summary.md");
+    let sarif = reports.path().join("fieldgate.sarif");
+    let output = lake.fieldgate(&[
+        "check",
+        "--format",
+        "github",
+        "--summary",
+        summary.to_str().unwrap(),
+        "--sarif",
+        sarif.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output.stderr));
+    let annotations = text(&output.stdout);
+    assert!(
+        annotations.contains("::error file=migrations/0001_narrow.sql,line=1"),
+        "{annotations}"
+    );
+    let markdown = fs::read_to_string(&summary).unwrap();
+    assert!(markdown.contains("type-narrowing"), "{markdown}");
+    assert!(markdown.contains("db.orders"), "{markdown}");
+    let document: serde_json::Value = serde_json::from_slice(&fs::read(&sarif).unwrap()).unwrap();
+    assert_eq!(document["version"], "2.1.0");
+    let results = document["runs"][0]["results"].as_array().unwrap();
+    assert!(
+        results.iter().any(|r| r["ruleId"] == "type-narrowing"),
+        "{document:#}"
+    );
+
+    // When check cannot run, the side reports still say why (an upload step finds a file).
+    fs::remove_file(&sarif).unwrap();
+    let output = lake.fieldgate(&[
+        "check",
+        "--base",
+        "origin/nowhere",
+        "--format",
+        "json",
+        "--sarif",
+        sarif.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["passed"], false);
+    assert!(sarif.is_file());
+}

@@ -13,29 +13,41 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::change::{Origin, SourceFile, Statement, StatementKind};
-use crate::cli::{CheckArgs, FormatArg};
+use crate::cli::{CheckArgs, ReportFormatArg};
 use crate::commands::drift::{self, Drift};
 use crate::commands::failure::{Failure, LocatedError};
 use crate::commands::input::{
     LoadedTable, file_history, parse_metadata, parse_proposal, read_source_named,
 };
-use crate::commands::lint::{not_broken_pipe, now_ms, write_report};
+use crate::commands::lint::{locate_related, now_ms, threshold, write_report};
 use crate::commands::pipeline::Judgement;
 use crate::finding::{Finding, Severity};
 use crate::frontend::ddl::Dialect;
 use crate::iceberg::metadata::TableMetadata;
 use crate::iceberg::new_table::new_table;
-use crate::judge::{Judged, judge_table_with_history};
+use crate::judge::{Judged, Settings, judge_table_with_history};
 use crate::repo::config::{CONFIG_FILE, Config, ConfigError, TableConfig, repo_path, same_table};
 use crate::repo::git::{Base, CommitFiles, Repo};
 use crate::repo::glob;
 use crate::repo::location::{Files, locate, locate_in};
-use crate::report::Run;
+use crate::report::{Run, TableRun};
 use crate::suggest::closest;
 use crate::suppress::date_from_unix_days;
 
-/// Returns whether the gate passed.
+/// Returns whether the gate passed. When nothing could be judged (exit 2), machine formats and
+/// the side reports still get a document saying why, so a CI step that uploads them finds one.
 pub fn run(args: &CheckArgs, out: &mut dyn Write) -> Result<bool, Failure> {
+    check(args, out).inspect_err(|failure| {
+        let run = Run::failed(failure, threshold(args.fail_on));
+        // The run already failed; a report that cannot be written changes nothing.
+        if args.format != ReportFormatArg::Human {
+            let _ = write_report(&run, args.format, out);
+        }
+        let _ = write_side_reports(args, &run);
+    })
+}
+
+fn check(args: &CheckArgs, out: &mut dyn Write) -> Result<bool, Failure> {
     let cwd = env::current_dir()
         .map_err(|e| Failure::Message(format!("cannot read the current directory: {e}")))?;
     let repo = Repo::discover(&cwd)?;
@@ -76,7 +88,7 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write) -> Result<bool, Failure> {
         .map_err(|errors| config_failure(&config, errors))?;
 
     let now = now_ms();
-    let mut judgements = Vec::new();
+    let mut judged: Vec<(Judgement, Settings)> = Vec::new();
     for ((table, path), statements) in config.tables.iter().zip(&locations).zip(&routed) {
         let metadata_changed = changed.iter().any(|file| file.starts_with(path));
         if statements.is_empty() && !metadata_changed {
@@ -91,22 +103,20 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write) -> Result<bool, Failure> {
             table,
             path,
         };
-        if let Some(judgement) = at.judge(statements, now)? {
-            judgements.push(judgement);
+        if let Some((mut judgement, settings)) = at.judge(statements, now)? {
+            locate_related(&mut judgement);
+            judged.push((judgement, settings));
         }
     }
 
-    let threshold = match args.fail_on {
-        crate::cli::FailOnArg::Error => Severity::Error,
-        crate::cli::FailOnArg::Warning => Severity::Warning,
-    };
-    let passed = judgements
+    let tables = judged
         .iter()
-        .flat_map(|j| &j.findings)
-        .all(|f| f.severity < threshold);
+        .map(|(judgement, settings)| TableRun::new(judgement, settings))
+        .collect();
+    let run = Run::judged(tables, threshold(args.fail_on));
     let write_failed =
         |e: std::io::Error| Failure::Message(format!("cannot write the report: {e}"));
-    if args.format == FormatArg::Human {
+    if args.format == ReportFormatArg::Human {
         let header = writeln!(
             out,
             "base: {} (merge base with `{}`, {}); {} proposal file(s); {} of {} table(s) touched\n",
@@ -114,17 +124,38 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write) -> Result<bool, Failure> {
             base.against,
             base.info.date,
             proposals.len(),
-            judgements.len(),
+            run.tables.len(),
             config.tables.len()
         );
         not_broken_pipe(header).map_err(write_failed)?;
     }
-    let run = Run {
-        judgements: &judgements,
-        passed,
-    };
-    write_report(&run, args.format, out).map_err(write_failed)?;
-    Ok(passed)
+    not_broken_pipe(write_report(&run, args.format, out)).map_err(write_failed)?;
+    write_side_reports(args, &run)?;
+    Ok(run.passed)
+}
+
+/// `--summary FILE` (Markdown) and `--sarif FILE`, besides the main format.
+fn write_side_reports(args: &CheckArgs, run: &Run<'_>) -> Result<(), Failure> {
+    for (path, format) in [
+        (&args.summary, ReportFormatArg::Markdown),
+        (&args.sarif, ReportFormatArg::Sarif),
+    ] {
+        let Some(path) = path else { continue };
+        let mut text = Vec::new();
+        write_report(run, format, &mut text)
+            .and_then(|()| std::fs::write(path, &text))
+            .map_err(|e| Failure::Message(format!("cannot write `{}`: {e}", path.display())))?;
+    }
+    Ok(())
+}
+
+/// A reader that stops early (`fieldgate check | head`) is not a failure of the run: the verdict
+/// is still the exit code.
+fn not_broken_pipe(result: std::io::Result<()>) -> std::io::Result<()> {
+    match result {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
+    }
 }
 
 /// The configuration and its directory relative to the repository root.
@@ -291,7 +322,11 @@ impl TableAt<'_> {
     /// Judges the table's statements against its base metadata, with its file history, and
     /// compares the committed metadata with the result. `None`: a table new in this change with
     /// no proposal, so there is nothing to judge.
-    fn judge(&self, statements: &[&Statement], now: i64) -> Result<Option<Judgement>, Failure> {
+    fn judge(
+        &self,
+        statements: &[&Statement],
+        now: i64,
+    ) -> Result<Option<(Judgement, Settings)>, Failure> {
         let settings = self.config.settings_for(&self.table.name);
         let today = date_from_unix_days(now.div_euclid(86_400_000));
         let base = self.load_base()?;
@@ -385,14 +420,15 @@ impl TableAt<'_> {
                 severity,
             ));
         }
-        Ok(Some(Judgement {
+        let judgement = Judgement {
             table: self.table.name.clone(),
             base,
             evolution,
             findings,
             suppressed,
             statements: statements.iter().map(|s| (*s).clone()).collect(),
-        }))
+        };
+        Ok(Some((judgement, settings)))
     }
 
     /// The table as of the base commit, read from git objects.
@@ -535,6 +571,7 @@ impl TableAt<'_> {
             field_id: None,
             origin,
             help: Some(help),
+            related: Vec::new(),
         })
     }
 }

@@ -33,6 +33,7 @@ impl Rule for DefaultChange {
                     help: "leave initial-default as it is; change write-default to affect future writes only".into(),
                     origin,
                     severity: None,
+                    related: Vec::new(),
                 })
             })
             .collect()

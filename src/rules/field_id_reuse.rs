@@ -26,6 +26,7 @@ impl Rule for FieldIdReuse {
                 help: help.to_string(),
                 origin: None,
                 severity: None,
+                related: Vec::new(),
             });
         };
         if after.last_column_id < before.last_column_id {

@@ -7,6 +7,7 @@
 
 pub mod catalogue;
 pub mod context;
+pub mod related;
 
 mod column_drop;
 mod column_rename;
@@ -30,7 +31,7 @@ mod type_narrowing;
 
 use crate::change::Origin;
 use crate::evolve::Applied;
-use crate::finding::{Finding, Severity};
+use crate::finding::{Finding, Related, Severity};
 use crate::iceberg::types::FieldId;
 
 pub use context::{
@@ -48,6 +49,8 @@ pub struct Violation {
     /// Set when a rule's options decide this violation's severity (a name reused after its
     /// window, a drop without deprecation); otherwise the configured severity applies.
     pub severity: Option<Severity>,
+    /// Other places the violation is about, for secondary labels.
+    pub related: Vec<Related>,
 }
 
 impl Violation {
@@ -60,7 +63,13 @@ impl Violation {
             help,
             origin: applied.origin.clone(),
             severity: None,
+            related: Vec::new(),
         }
+    }
+
+    pub fn with_related(mut self, related: impl IntoIterator<Item = Related>) -> Violation {
+        self.related.extend(related);
+        self
     }
 }
 
@@ -137,6 +146,7 @@ pub fn run(cx: &Context<'_>, severity_of: &dyn Fn(&str) -> Option<Severity>) -> 
                 field_id: violation.field_id,
                 origin: violation.origin,
                 help: Some(violation.help),
+                related: violation.related,
             });
         }
     }

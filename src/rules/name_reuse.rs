@@ -4,7 +4,7 @@
 //! the new one.
 
 use crate::evolve::{Applied, AppliedKind};
-use crate::finding::Severity;
+use crate::finding::{MetadataPlace, Related, Severity};
 use crate::iceberg::types::Type;
 use crate::rules::{CommitInfo, Context, Rule, Violation};
 
@@ -17,6 +17,8 @@ struct Retired {
     field_type: Type,
     doc: Option<String>,
     when: String,
+    /// Where it was defined or dropped, for a secondary label.
+    place: Related,
     /// The commit that dropped it, when the metadata file's history is known.
     commit: Option<CommitInfo>,
 }
@@ -56,6 +58,16 @@ impl Rule for NameReuse {
                         || format!("last seen in schema {}", d.last_schema_id),
                         Retired::committed,
                     ),
+                    place: Related::in_metadata(
+                        MetadataPlace::SchemaField {
+                            schema_id: d.last_schema_id,
+                            field_id: d.id,
+                        },
+                        format!(
+                            "the dropped `{}` (field id {}), as schema {} last defined it",
+                            d.path, d.id, d.last_schema_id
+                        ),
+                    ),
                     commit,
                 }
             })
@@ -71,6 +83,14 @@ impl Rule for NameReuse {
                         field_type: drop.field_type.clone(),
                         doc: drop.doc.clone(),
                         when: Retired::committed(&drop.commit),
+                        // No schema of the metadata holds it any more: the commit is the place.
+                        place: Related::at(
+                            None,
+                            format!(
+                                "`{}` (field id {}) was dropped in commit {}",
+                                drop.path, drop.id, drop.commit.id
+                            ),
+                        ),
                         commit: Some(drop.commit.clone()),
                     },
                 );
@@ -87,6 +107,10 @@ impl Rule for NameReuse {
                             field_type: field.field_type.clone(),
                             doc: field.doc.clone(),
                             when: "dropped earlier in this proposal".into(),
+                            place: Related::at(
+                                change.origin.clone(),
+                                format!("`{}` (field id {}) is dropped here", field.path, field.id),
+                            ),
                             commit: None,
                         });
                     }
@@ -144,7 +168,7 @@ fn reuse(cx: &Context<'_>, change: &Applied, retired: &[Retired]) -> Option<Viol
         ),
     );
     violation.severity = severity;
-    Some(violation)
+    Some(violation.with_related([old.place.clone()]))
 }
 
 #[cfg(test)]
