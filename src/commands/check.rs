@@ -437,12 +437,9 @@ impl TableAt<'_> {
             return Ok(None);
         };
         let text = self.base_files.read_to_string(&location.metadata_file)?;
+        // Named by its path alone, so annotations and code scanning can place findings in it.
         let source = Arc::new(SourceFile {
-            name: format!(
-                "{} (at base {})",
-                location.metadata_file.display(),
-                self.base.info.id
-            ),
+            name: location.metadata_file.display().to_string(),
             text,
         });
         let metadata = parse_metadata(&source)?;
