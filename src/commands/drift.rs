@@ -164,3 +164,66 @@ pub fn differences(expected: &TableMetadata, committed: &TableMetadata) -> Vec<S
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::change::SourceFile;
+    use crate::frontend::ddl::{Dialect, parse_sql};
+
+    fn base() -> TableMetadata {
+        let text = r#"{"format-version":2,"location":"/t","last-updated-ms":0,"last-column-id":2,"current-schema-id":0,
+            "schemas":[{"type":"struct","schema-id":0,"fields":[{"id":1,"name":"id","required":true,"type":"long"},{"id":2,"name":"name","required":false,"type":"string"}]}]}"#;
+        let root = crate::json::parse(text).unwrap();
+        TableMetadata::from_json(&root).unwrap()
+    }
+
+    fn statements(sql: &str) -> Vec<Statement> {
+        let source = Arc::new(SourceFile {
+            name: "m.sql".into(),
+            text: sql.into(),
+        });
+        parse_sql(source, Dialect::Spark).unwrap()
+    }
+
+    fn evolved(base: &TableMetadata, statements: &[&Statement]) -> TableMetadata {
+        let lists: Vec<&[crate::change::Change]> = statements
+            .iter()
+            .filter_map(|s| match &s.kind {
+                StatementKind::Alter(changes) => Some(changes.as_slice()),
+                StatementKind::CreateTable(_) => None,
+            })
+            .collect();
+        evolve(base, lists).metadata
+    }
+
+    #[test]
+    fn missing_stale_and_different_metadata_are_told_apart() {
+        let base = base();
+        let parsed = statements("ALTER TABLE t ADD COLUMN a int; ALTER TABLE t ADD COLUMN b int;");
+        let all: Vec<&Statement> = parsed.iter().collect();
+        let expected = evolved(&base, &all);
+        let first = evolved(&base, &all[..1]);
+        assert_eq!(compare(&base, &all, &expected, &expected), None);
+        assert_eq!(compare(&base, &all, &expected, &base), Some(Drift::Missing));
+        assert_eq!(
+            compare(&base, &all, &expected, &first),
+            Some(Drift::Stale { applied: 1 })
+        );
+        let mut edited = expected.clone();
+        let current = edited.current_schema_id;
+        if let Some(schema) = edited.schemas.iter_mut().find(|s| s.schema_id == current) {
+            schema.fields[1].name = "full_name".into();
+            schema.fields.pop();
+        }
+        assert_eq!(
+            compare(&base, &all, &expected, &edited),
+            Some(Drift::Differs(vec![
+                "`name` (field id 2) is named `full_name` in the metadata".into(),
+                "`b` (field id 4) is missing from the metadata".into(),
+            ]))
+        );
+    }
+}
