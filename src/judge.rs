@@ -3,11 +3,13 @@
 
 use std::collections::HashMap;
 
-use crate::change::{Change, Statement, StatementKind};
+use crate::change::{Change, Origin, Span, Statement, StatementKind};
 use crate::evolve::{Evolution, Problem, ProblemKind, evolve};
 use crate::finding::{Finding, Severity};
 use crate::iceberg::metadata::TableMetadata;
+use crate::proposal::{MetadataProposal, Note, Proposal};
 use crate::rules::catalogue::catalogue;
+use crate::rules::context::Anchors;
 use crate::rules::{self, Compatibility, Context, History, Mapping};
 use crate::suppress::{self, Suppressed};
 
@@ -59,6 +61,21 @@ pub fn judge_table(
     settings: &Settings,
     today: &str,
 ) -> Judged {
+    judge_changes(table, base, statements, &[], &[], settings, today)
+}
+
+/// [`judge_table`] with what a front-end found besides its statements: `problems` fail the
+/// proposal like changes Iceberg cannot apply (and keep `apply` from writing), `notes` are added
+/// to the help of every finding about the fields they name.
+pub fn judge_changes(
+    table: &str,
+    base: &TableMetadata,
+    statements: &[&Statement],
+    problems: &[Problem],
+    notes: &[Note],
+    settings: &Settings,
+    today: &str,
+) -> Judged {
     let change_lists: Vec<&[Change]> = statements
         .iter()
         .map(|s| match &s.kind {
@@ -66,7 +83,101 @@ pub fn judge_table(
             StatementKind::CreateTable(_) => &[],
         })
         .collect();
-    let evolution = evolve(base, change_lists);
+    let mut evolution = evolve(base, change_lists);
+    // The front-end's problems are about the proposal as written: they come first.
+    evolution.problems.splice(0..0, problems.iter().cloned());
+    conclude(
+        table,
+        base,
+        evolution,
+        statements,
+        notes,
+        &Anchors::default(),
+        settings,
+        today,
+    )
+}
+
+/// Judges a metadata file proposed as the table's next state: the rules compare `base` with the
+/// file itself (not with anything fieldgate computes), through the changes the diff derived.
+pub fn judge_metadata(
+    table: &str,
+    base: &TableMetadata,
+    proposal: &MetadataProposal,
+    settings: &Settings,
+    today: &str,
+) -> Judged {
+    let evolution = Evolution {
+        metadata: proposal.metadata.clone(),
+        assigned: proposal.assigned.clone(),
+        applied: proposal.applied.clone(),
+        problems: proposal.problems.clone(),
+    };
+    conclude(
+        table,
+        base,
+        evolution,
+        &[],
+        &[],
+        &proposal.anchors,
+        settings,
+        today,
+    )
+}
+
+/// Judges one table's proposals, in order, whatever they were written as. A metadata proposal
+/// is the table's whole next state, so it is judged alone; next to other proposals it is an
+/// `invalid-change` finding and the others are judged without it.
+pub fn judge_proposals(
+    table: &str,
+    base: &TableMetadata,
+    proposals: &[Proposal],
+    settings: &Settings,
+    today: &str,
+) -> Judged {
+    if let [Proposal::Metadata(metadata)] = proposals {
+        return judge_metadata(table, base, metadata, settings, today);
+    }
+    let mut statements = Vec::new();
+    let mut problems = Vec::new();
+    let mut notes = Vec::new();
+    for proposal in proposals {
+        match proposal {
+            Proposal::Ddl(_) => statements.extend(proposal.statements()),
+            Proposal::SchemaFile(file) => {
+                statements.extend(proposal.statements());
+                problems.extend(file.problems.iter().cloned());
+                notes.extend(file.notes.iter().cloned());
+            }
+            Proposal::Metadata(metadata) => problems.push(Problem {
+                kind: ProblemKind::InvalidChange,
+                message: "a metadata file proposes the table's whole next state, so it cannot be judged together with other proposals".into(),
+                help: Some("judge the metadata file on its own".into()),
+                origin: Origin {
+                    source: metadata.source.clone(),
+                    statement: Span::new(0, metadata.source.text.len()),
+                    focus: Span::new(0, 0),
+                },
+                field_id: None,
+                path: None,
+            }),
+        }
+    }
+    judge_changes(table, base, &statements, &problems, &notes, settings, today)
+}
+
+/// Findings from the problems, the rules and the notes, then suppressions.
+#[allow(clippy::too_many_arguments)]
+fn conclude(
+    table: &str,
+    base: &TableMetadata,
+    evolution: Evolution,
+    statements: &[&Statement],
+    notes: &[Note],
+    anchors: &Anchors,
+    settings: &Settings,
+    today: &str,
+) -> Judged {
     let mut findings: Vec<Finding> = evolution
         .problems
         .iter()
@@ -86,8 +197,10 @@ pub fn judge_table(
         mapping: settings.mapping,
         compatibility: settings.compatibility,
         history: &history,
+        anchors,
     };
     findings.extend(rules::run(&cx, &|rule| settings.severity(rule)));
+    annotate(&mut findings, notes);
     let suppressions = suppress::find(statements);
     let severity = settings.severity("suppression");
     let (findings, suppressed) = suppress::apply(findings, &suppressions, today, table, severity);
@@ -98,12 +211,28 @@ pub fn judge_table(
     }
 }
 
+/// Adds each note to the help of the findings about a field it names.
+fn annotate(findings: &mut [Finding], notes: &[Note]) {
+    for finding in findings.iter_mut() {
+        let Some(field) = &finding.field else {
+            continue;
+        };
+        for note in notes.iter().filter(|n| n.paths.contains(field)) {
+            finding.help = Some(match finding.help.take() {
+                Some(help) => format!("{help}\nnote: {}", note.text),
+                None => format!("note: {}", note.text),
+            });
+        }
+    }
+}
+
 fn problem_rule(problem: &Problem) -> &'static str {
     match problem.kind {
         ProblemKind::UnknownField { .. } => "unknown-field",
         ProblemKind::DuplicateName { .. } => "duplicate-name",
         ProblemKind::NestedStructure => "nested-structure-change",
         ProblemKind::InvalidChange => "invalid-change",
+        ProblemKind::IdReuse => "field-id-reuse",
     }
 }
 

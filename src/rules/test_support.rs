@@ -103,6 +103,7 @@ fn rule_names(
         mapping,
         compatibility,
         history: &history,
+        anchors: &Default::default(),
     };
     names(
         run(&cx, &|_| Some(crate::finding::Severity::Error)),
@@ -188,6 +189,7 @@ pub fn findings_between(before: &TableMetadata, after: &TableMetadata) -> Vec<&'
         mapping: Mapping::FieldId,
         compatibility: Compatibility::BACKWARD,
         history: &history,
+        anchors: &Default::default(),
     };
     names(run(&cx, &|_| Some(crate::finding::Severity::Error)), false)
 }
