@@ -5,11 +5,17 @@
 //! is converted to the same [`YamlNode`] shape), then `read` walks that one tree into a
 //! [`SchemaFile`]: typed fields with optional ids and the span of every part a diagnostic or a
 //! later rewrite needs. Every problem of the file is collected, not only the first, and each
-//! points at its text. A file whose fields all have ids can then become Iceberg metadata with
-//! [`SchemaFile::to_table_metadata`] (rule-example bases, tables without Iceberg metadata).
+//! points at its text. From there a file is used three ways:
 //!
-//! Nothing here reads files, diffs schemas or assigns ids: callers pass text, and the diff
-//! against a base lives with the other front-end logic that produces `Change`s.
+//! - as a proposal: [`SchemaFile::diff`] (`diff`) pairs its fields with a table's by id and
+//!   returns the one schema update that makes the table what the file says;
+//! - as a table description: [`SchemaFile::to_table_metadata`] (`table`) for a file whose fields
+//!   all have ids (rule-example bases, tables without Iceberg metadata), and
+//!   [`SchemaFile::with_fresh_ids`] (`fresh`) for a new table written without any;
+//! - as a lock file: [`fill_ids`] (`write_back`) writes the ids the table has into the text,
+//!   without touching anything else.
+//!
+//! Nothing here reads or writes files: callers pass text and get values or text back.
 
 mod diff;
 mod error;

@@ -72,3 +72,39 @@ fn number_type(ty: &mut FileType, next: &mut impl FnMut() -> FieldId) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use crate::change::{SourceFile, StatementKind};
+    use crate::frontend::ddl::{Dialect, parse_sql};
+    use crate::frontend::schema_file::SchemaFile;
+    use crate::iceberg::new_table::new_table;
+
+    #[test]
+    fn a_new_table_is_numbered_as_create_table_numbers_it() {
+        let file = SchemaFile::parse_yaml(
+            "table: db.created\nfields:\n  - {name: id, type: long, required: true}\n  - {name: data, type: string}\n  - {name: point, type: {struct: [{name: x, type: double}, {name: y, type: double}]}}\n  - {name: tags, type: \"array<string>\"}\n  - {name: attrs, type: {map: [string, \"struct<a: int>\"]}}\n",
+        )
+        .unwrap();
+        assert!(file.has_no_ids());
+        let described = file.with_fresh_ids().to_table_metadata().unwrap().metadata;
+        let sql = "CREATE TABLE db.created (id bigint NOT NULL, data string, point struct<x: double, y: double>, tags array<string>, attrs map<string, struct<a: int>>) USING iceberg";
+        let source = Arc::new(SourceFile {
+            name: "c.sql".into(),
+            text: sql.into(),
+        });
+        let statements = parse_sql(source, Dialect::Spark).unwrap();
+        let StatementKind::CreateTable(create) = &statements[0].kind else {
+            panic!("a CREATE TABLE")
+        };
+        let created = new_table(create, "/t".into(), 0).unwrap();
+        assert_eq!(
+            described.current_schema().fields,
+            created.current_schema().fields
+        );
+        assert_eq!(described.last_column_id, created.last_column_id);
+        assert!(!file.with_fresh_ids().has_no_ids());
+    }
+}

@@ -294,3 +294,187 @@ fn column(text: &str, at: usize) -> usize {
     let start = line_start(text, at);
     text.get(start..at).map_or(0, |s| s.chars().count())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::frontend::schema_file::SchemaFile;
+    use crate::iceberg::schema::Field;
+    use crate::iceberg::types::{ListType, MapType, PrimitiveType as P, StructType};
+
+    fn prim(p: P) -> Type {
+        Type::Primitive(p)
+    }
+
+    /// The table after apply: what the files below describe, with every id.
+    fn schema() -> Schema {
+        let mut label = Field::new(
+            26,
+            "label",
+            false,
+            Type::Struct(StructType {
+                fields: vec![
+                    Field::new(27, "text", true, prim(P::String)),
+                    Field::new(28, "lang", false, prim(P::String)),
+                ],
+            }),
+        );
+        label.doc = Some("a, \"quoted\" doc".into());
+        Schema {
+            schema_id: 1,
+            identifier_field_ids: vec![1],
+            fields: vec![
+                Field::new(1, "id", true, prim(P::Long)),
+                Field::new(25, "vip_level", false, prim(P::Int)),
+                Field::new(
+                    16,
+                    "points",
+                    false,
+                    Type::List(ListType {
+                        element_id: 17,
+                        element_required: false,
+                        element: Box::new(Type::Struct(StructType {
+                            fields: vec![Field::new(18, "x", false, prim(P::Double)), label],
+                        })),
+                    }),
+                ),
+                Field::new(
+                    20,
+                    "attrs",
+                    false,
+                    Type::Map(MapType {
+                        key_id: 21,
+                        key: Box::new(prim(P::String)),
+                        value_id: 22,
+                        value_required: false,
+                        value: Box::new(Type::List(ListType {
+                            element_id: 29,
+                            element_required: false,
+                            element: Box::new(prim(P::Decimal {
+                                precision: 10,
+                                scale: 2,
+                            })),
+                        })),
+                    }),
+                ),
+                Field::new(30, "note", false, prim(P::String)),
+            ],
+        }
+    }
+
+    /// Every edit of a write-back is an insertion, except a nested type string replaced by its
+    /// mapping form: removing `inserted` from the output gives the input back, byte for byte.
+    fn only_inserted(before: &str, after: &str, inserted: &[&str]) {
+        let mut rest = after.to_string();
+        for piece in inserted {
+            let at = rest
+                .find(piece)
+                .unwrap_or_else(|| panic!("{piece:?} not in\n{after}"));
+            rest.replace_range(at..at + piece.len(), "");
+        }
+        assert_eq!(rest, before);
+    }
+
+    const YAML: &str = "# Users, kept by the data team.\ntable: db.users   # the table\nfields:\n  - {id: 1, name: id, type: long, required: true}\n  # the new level\n  - {name: vip_level, type: int}    # no id yet\n  - id: 16\n    name: points\n    type:\n      list:\n        struct:\n          - {id: 18, name: x, type: double}\n          - name: label    # new\n            type: 'struct<text: string not null, lang: string>'\n            doc: 'a, \"quoted\" doc'\n      element-required: false   # engines make optional elements\n  - name: attrs\n    type: {map: [string, {list: \"decimal(10,2)\"}]}\n  - name: note\n    id:\n    type: string\n";
+
+    #[test]
+    fn yaml_ids_go_where_they_belong_and_nothing_else_moves() {
+        let out = fill_ids(YAML, Format::Yaml, &schema()).unwrap();
+        let expected = "# Users, kept by the data team.\ntable: db.users   # the table\nfields:\n  - {id: 1, name: id, type: long, required: true}\n  # the new level\n  - {id: 25, name: vip_level, type: int}    # no id yet\n  - id: 16\n    name: points\n    type:\n      list:\n        struct:\n          - {id: 18, name: x, type: double}\n          - id: 26\n            name: label    # new\n            type: {struct: [{id: 27, name: text, type: string, required: true}, {id: 28, name: lang, type: string}]}\n            doc: 'a, \"quoted\" doc'\n      element-required: false   # engines make optional elements\n      element-id: 17\n  - id: 20\n    name: attrs\n    type: {map: [string, {list: \"decimal(10,2)\", element-id: 29}], key-id: 21, value-id: 22}\n  - name: note\n    id: 30\n    type: string\n";
+        assert_eq!(out, expected);
+        only_inserted(
+            &YAML.replace("'struct<text: string not null, lang: string>'", ""),
+            &out,
+            &[
+                "id: 25, ",
+                "id: 26\n            ",
+                "{struct: [{id: 27, name: text, type: string, required: true}, {id: 28, name: lang, type: string}]}",
+                "\n      element-id: 17",
+                "id: 20\n    ",
+                ", element-id: 29",
+                ", key-id: 21, value-id: 22",
+                " 30",
+            ],
+        );
+        // Written back, the file reads as the table: every id there, nothing left to add.
+        let file = SchemaFile::parse_yaml(&out).unwrap();
+        let described = file.to_table_metadata().unwrap();
+        assert_eq!(described.metadata.current_schema().fields, schema().fields);
+        // A second write-back has nothing to do.
+        assert_eq!(fill_ids(&out, Format::Yaml, &schema()).unwrap(), out);
+    }
+
+    #[test]
+    fn crlf_files_keep_their_line_endings() {
+        let crlf = YAML.replace('\n', "\r\n");
+        let out = fill_ids(&crlf, Format::Yaml, &schema()).unwrap();
+        let expected = fill_ids(YAML, Format::Yaml, &schema())
+            .unwrap()
+            .replace('\n', "\r\n");
+        assert_eq!(out, expected);
+    }
+
+    #[test]
+    fn json_files_get_json_in_their_layout() {
+        let pretty = r#"{
+  "table": "db.users",
+  "fields": [
+    {"id": 1, "name": "id", "type": "long", "required": true},
+    {
+      "name": "vip_level",
+      "type": "int"
+    },
+    {"id": 16, "name": "points", "type": {
+      "list": {"struct": [
+        {"id": 18, "name": "x", "type": "double"},
+        {"name": "label", "type": "struct<text: string not null, lang: string>", "doc": "a, \"quoted\" doc"}
+      ]}
+    }},
+    {"name": "attrs", "type": {"map": ["string", {"list": "decimal(10,2)"}]}},
+    {"name": "note", "type": "string", "id": null}
+  ]
+}
+"#;
+        let out = fill_ids(pretty, Format::Json, &schema()).unwrap();
+        let expected = r#"{
+  "table": "db.users",
+  "fields": [
+    {"id": 1, "name": "id", "type": "long", "required": true},
+    {
+      "id": 25,
+      "name": "vip_level",
+      "type": "int"
+    },
+    {"id": 16, "name": "points", "type": {
+      "list": {"struct": [
+        {"id": 18, "name": "x", "type": "double"},
+        {"id": 26, "name": "label", "type": {"struct": [{"id": 27, "name": "text", "type": "string", "required": true}, {"id": 28, "name": "lang", "type": "string"}]}, "doc": "a, \"quoted\" doc"}
+      ]},
+      "element-id": 17
+    }},
+    {"id": 20, "name": "attrs", "type": {"map": ["string", {"list": "decimal(10,2)", "element-id": 29}], "key-id": 21, "value-id": 22}},
+    {"name": "note", "type": "string", "id": 30}
+  ]
+}
+"#;
+        assert_eq!(out, expected);
+        let file = SchemaFile::parse_json(&out).unwrap();
+        assert_eq!(
+            file.to_table_metadata()
+                .unwrap()
+                .metadata
+                .current_schema()
+                .fields,
+            schema().fields
+        );
+    }
+
+    #[test]
+    fn a_field_the_schema_does_not_have_is_an_error_not_a_guess() {
+        let text = "table: t\nfields:\n  - {name: other, type: int}\n";
+        assert_eq!(
+            fill_ids(text, Format::Yaml, &schema()),
+            Err(WriteBackError::NotInSchema("other".into()))
+        );
+    }
+}
