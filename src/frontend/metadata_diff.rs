@@ -131,14 +131,17 @@ pub fn diff_metadata(
             continue;
         }
         if new.kind == MemberKind::StructField && new.name != old.name {
-            renames.push(record(
+            let mut rename = record(
                 AppliedKind::Rename,
                 focus(new.id, |m| m.name),
                 Some(old),
                 Some(new),
                 Some(old.path.clone()),
                 Some(new.path.clone()),
-            ));
+            );
+            // As `evolve` records it: a rename is about the field it renames.
+            rename.path = old.path.clone();
+            renames.push(rename);
         }
         match (&old.field_type, &new.field_type) {
             (Type::Primitive(a), Type::Primitive(b)) if a != b => {

@@ -16,19 +16,21 @@ pub(crate) fn longest_increasing(positions: &[Option<usize>]) -> Vec<bool> {
         .enumerate()
         .filter_map(|(i, p)| p.map(|p| (i, p)))
         .collect();
-    // Quadratic, which is plenty for the fields of one struct.
+    // Quadratic, which is plenty for the fields of one struct. Among runs of one length the
+    // latest fields stay, so a field moved to the front reads as that move (`y FIRST`), as a
+    // migration would write it, rather than as everything else moving after it.
     let mut length = vec![1usize; items.len()];
     let mut previous: Vec<Option<usize>> = vec![None; items.len()];
     for j in 0..items.len() {
         for i in 0..j {
-            if items[i].1 < items[j].1 && length[i] + 1 > length[j] {
+            if items[i].1 < items[j].1 && length[i] + 1 >= length[j] {
                 length[j] = length[i] + 1;
                 previous[j] = Some(i);
             }
         }
     }
     let mut keep = vec![false; positions.len()];
-    let mut at = (0..items.len()).max_by_key(|&j| (length[j], std::cmp::Reverse(j)));
+    let mut at = (0..items.len()).max_by_key(|&j| (length[j], j));
     while let Some(j) = at {
         keep[items[j].0] = true;
         at = previous[j];
@@ -52,7 +54,13 @@ mod tests {
             longest_increasing(&[None, Some(0), None, Some(1)]),
             [false, true, false, true]
         );
-        assert_eq!(longest_increasing(&[Some(1), Some(0)]), [true, false]);
+        // y x (x was first): y moved to the front, x stays.
+        assert_eq!(longest_increasing(&[Some(1), Some(0)]), [false, true]);
+        // b a c: b moved to the front; a and c stay.
+        assert_eq!(
+            longest_increasing(&[Some(1), Some(0), Some(2)]),
+            [false, true, true]
+        );
         assert!(longest_increasing(&[]).is_empty());
     }
 }

@@ -1157,9 +1157,9 @@ fields:
                 "type qty long @long",
                 "required tags.element true @string",
                 "type attrs.value.a long @long",
-                "move id After(\"mobile_phone\") @id",
+                "move mobile_phone First @mobile_phone",
+                "move address.zip First @zip",
                 "add address/street Some(After(\"zip\")) @street",
-                "move address.town After(\"street\") @town",
                 "add attrs.value/b None @b",
                 "add /vip_level None @vip_level",
             ]
