@@ -22,6 +22,9 @@ pub enum Command {
     Lint(LintArgs),
     /// Like lint, then on pass write the new metadata with field ids assigned as Iceberg does.
     Apply(ApplyArgs),
+    /// Read sample Parquet files as a field-id reader reads them under the table's schema, and
+    /// show how every column resolved.
+    Verify(VerifyArgs),
     /// List the rule catalogue: every rule, its default severity and what it catches.
     Rules(RulesArgs),
     /// Explain one rule: what it catches, why it matters, what to do instead, and examples.
@@ -132,4 +135,47 @@ pub enum FormatArg {
 pub enum FailOnArg {
     Error,
     Warning,
+}
+
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    /// Parquet data files to read: local paths or `file:` URIs.
+    #[arg(value_name = "PARQUET", required_unless_present = "sample")]
+    pub files: Vec<String>,
+
+    /// The table's metadata: a `*.metadata.json` file or a table directory in the Hadoop layout.
+    #[arg(long, value_name = "PATH")]
+    pub metadata: PathBuf,
+
+    /// Read the files as this schema of the table instead of the current one.
+    #[arg(long, value_name = "N")]
+    pub schema_id: Option<i32>,
+
+    /// Instead of naming files, take up to N data files of the table's current snapshot, one per
+    /// schema id they were written under first.
+    #[arg(long, value_name = "N", conflicts_with = "files")]
+    pub sample: Option<usize>,
+
+    /// Print the rows read: the first N of each file, or `all`.
+    #[arg(long, value_name = "N|all", value_parser = parse_rows)]
+    pub rows: Option<RowsArg>,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = FormatArg::Human)]
+    pub format: FormatArg,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RowsArg {
+    First(usize),
+    All,
+}
+
+fn parse_rows(text: &str) -> Result<RowsArg, String> {
+    if text.eq_ignore_ascii_case("all") {
+        return Ok(RowsArg::All);
+    }
+    text.parse()
+        .map(RowsArg::First)
+        .map_err(|_| format!("expected a number of rows or `all`, not `{text}`"))
 }

@@ -11,8 +11,9 @@
 
 use crate::change::{Change, ChangeKind, FieldPath, NewField, Origin, Position};
 use crate::iceberg::metadata::TableMetadata;
-use crate::iceberg::schema::{Field, FieldInfo, MemberKind, Schema};
+use crate::iceberg::schema::{Field, FieldInfo, MemberKind, Schema, member_by_id};
 use crate::iceberg::types::{FieldId, MAX_USER_FIELD_ID, PrimitiveType, StructType, Type};
+use crate::suggest::closest;
 
 /// Why a change cannot be applied to the table at all.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -124,12 +125,10 @@ pub fn evolve<'c>(
     for (statement, changes) in statements.into_iter().enumerate() {
         let mut update = Update::new(&metadata);
         for change in changes {
-            let before = update.schema().index_by_id();
             match update.apply(change) {
                 Ok(mut record) => {
                     if let Some(id) = record.field_id {
-                        record.before = before.get(&id).cloned();
-                        record.after = update.schema().field_by_id(id);
+                        record.after = member_by_id(&update.fields, id);
                     }
                     record.origin = Some(change.origin.clone());
                     record.statement = statement;
@@ -216,7 +215,10 @@ fn record(
     from: Option<String>,
     to: Option<String>,
 ) -> Applied {
-    Applied::new(kind, Some(target.id), target.path.clone(), from, to)
+    // `target` was resolved before the change was made: it is the field as it was.
+    let mut applied = Applied::new(kind, Some(target.id), target.path.clone(), from, to);
+    applied.before = Some(target.clone());
+    applied
 }
 
 impl Applied {
@@ -264,10 +266,10 @@ impl Update {
 
     fn commit(self, metadata: &mut TableMetadata) {
         let mut schema = self.schema();
-        let index = schema.index_by_id();
+        let fields = &schema.fields;
         schema
             .identifier_field_ids
-            .retain(|id| index.contains_key(id));
+            .retain(|id| member_by_id(fields, *id).is_some());
         metadata.last_column_id = metadata
             .last_column_id
             .max(self.last_column_id)
@@ -441,6 +443,13 @@ impl Update {
                 path: Some(full_path),
             }));
         }
+        let index = match position {
+            None => siblings.len(),
+            Some(position) => {
+                let others: Vec<&Field> = siblings.iter().collect();
+                self.position_index(change, &others, &new.name, position)?
+            }
+        };
         let mut field = field_from_new(new);
         field.id = self.next_id(change)?;
         let mut overflow = false;
@@ -459,10 +468,6 @@ impl Update {
             ));
         }
         self.last_column_id = last;
-        let index = match position {
-            None => siblings.len(),
-            Some(position) => self.position_index(change, &siblings, &new.name, position)?,
-        };
         let added = Schema {
             schema_id: 0,
             identifier_field_ids: Vec::new(),
@@ -581,9 +586,9 @@ impl Update {
                 format!("Cannot move fields in non-struct type: {}", target.path),
             ));
         }
-        let siblings: Vec<Field> = self
+        let siblings: Vec<&Field> = self
             .siblings(target.parent_id)
-            .into_iter()
+            .iter()
             .filter(|f| f.id != target.id)
             .collect();
         let index = self.position_index(change, &siblings, &target.name, position)?;
@@ -628,13 +633,15 @@ impl Update {
                 format!("{message}: `{}`", target.path),
             ));
         }
-        let schema = self.schema();
-        let removed: Vec<FieldId> = schema
-            .walk()
-            .into_iter()
-            .filter(|f| f.id == target.id || f.path.starts_with(&format!("{}.", target.path)))
-            .map(|f| f.id)
-            .filter(|id| self.identifiers.contains(id))
+        let inside = format!("{}.", target.path);
+        let removed: Vec<FieldId> = self
+            .identifiers
+            .iter()
+            .copied()
+            .filter(|id| {
+                *id == target.id
+                    || member_by_id(&self.fields, *id).is_some_and(|f| f.path.starts_with(&inside))
+            })
             .collect();
         self.identifiers.retain(|id| !removed.contains(id));
         self.with_struct(target.parent_id, |fields| {
@@ -662,8 +669,7 @@ impl Update {
         let Ok(target) = self.resolve(change, path) else {
             return Ok(());
         };
-        let index = self.schema().index_by_id();
-        let mut current = Some(&target);
+        let mut current = Some(target.clone());
         while let Some(info) = current {
             if info.kind == MemberKind::MapKey {
                 let place = if info.id == target.id {
@@ -678,7 +684,7 @@ impl Update {
                 );
                 return Err(nested(change, &target, message));
             }
-            current = info.parent_id.and_then(|id| index.get(&id));
+            current = info.parent_id.and_then(|id| member_by_id(&self.fields, id));
         }
         Ok(())
     }
@@ -724,7 +730,7 @@ impl Update {
     fn position_index(
         &self,
         change: &Change,
-        siblings: &[Field],
+        siblings: &[&Field],
         name: &str,
         position: &Position,
     ) -> Result<usize, Box<Problem>> {
@@ -789,18 +795,25 @@ impl Update {
         }
     }
 
-    fn siblings(&self, parent: Option<FieldId>) -> Vec<Field> {
-        match parent {
-            None => self.fields.clone(),
-            Some(id) => {
-                let mut out = Vec::new();
-                visit_structs(&self.fields, None, &mut |owner, fields| {
-                    if owner == Some(id) {
-                        out = fields.clone();
-                    }
-                });
-                out
+    /// The fields of the struct `parent` (the root when `None`), by reference.
+    fn siblings(&self, parent: Option<FieldId>) -> &[Field] {
+        fn find(fields: &[Field], id: FieldId) -> Option<&[Field]> {
+            fields.iter().find_map(|f| in_type(&f.field_type, f.id, id))
+        }
+        fn in_type(t: &Type, owner: FieldId, id: FieldId) -> Option<&[Field]> {
+            match t {
+                Type::Primitive(_) => None,
+                Type::Struct(s) if owner == id => Some(&s.fields),
+                Type::Struct(s) => find(&s.fields, id),
+                Type::List(l) => in_type(&l.element, l.element_id, id),
+                Type::Map(m) => {
+                    in_type(&m.key, m.key_id, id).or_else(|| in_type(&m.value, m.value_id, id))
+                }
             }
+        }
+        match parent {
+            None => &self.fields,
+            Some(id) => find(&self.fields, id).unwrap_or(&[]),
         }
     }
 
@@ -867,60 +880,145 @@ impl Update {
     /// match is taken, as Spark (case-insensitive by default) would resolve it. A list or map
     /// may be stepped through without naming `element`/`value`, as Iceberg Java allows.
     fn resolve(&self, change: &Change, path: &FieldPath) -> Result<FieldInfo, Box<Problem>> {
-        let walk = self.schema().walk();
-        let mut parent: Option<FieldId> = None;
-        let mut found: Option<&FieldInfo> = None;
+        let mut found: Option<FieldInfo> = None;
         for segment in &path.0 {
-            let children =
-                |owner: Option<FieldId>| walk.iter().filter(move |f| f.parent_id == owner);
-            let pick = |owner: Option<FieldId>| {
-                children(owner).find(|f| f.name == *segment).or_else(|| {
-                    let mut matches =
-                        children(owner).filter(|f| f.name.eq_ignore_ascii_case(segment));
-                    match (matches.next(), matches.next()) {
-                        (Some(one), None) => Some(one),
-                        _ => None,
-                    }
-                })
-            };
-            let mut next = pick(parent);
+            let mut next = pick(&self.fields, found.as_ref(), segment);
             if next.is_none()
-                && let Some(current) = found
+                && let Some(current) = &found
             {
+                // Iceberg Java lets a path step through a list or map to its element or value.
                 let implicit = match &current.field_type {
-                    Type::List(l) => Some(l.element_id),
-                    Type::Map(m) => Some(m.value_id),
+                    Type::List(_) => pick(&self.fields, found.as_ref(), "element"),
+                    Type::Map(_) => pick(&self.fields, found.as_ref(), "value"),
                     _ => None,
                 };
-                next = implicit.and_then(|id| pick(Some(id)));
+                next = implicit.and_then(|step| pick(&self.fields, Some(&step), segment));
             }
             match next {
-                Some(info) => {
-                    parent = Some(info.id);
-                    found = Some(info);
-                }
-                None => {
-                    let so_far = found.map(|f| f.path.clone()).unwrap_or_default();
-                    let wanted = join(&so_far, segment);
-                    let candidates = walk.iter().map(|f| f.path.as_str());
-                    let suggestion = closest(&path.dotted(), candidates);
-                    return Err(Box::new(Problem {
-                        kind: ProblemKind::UnknownField {
-                            path: path.dotted(),
-                            suggestion: suggestion.clone(),
-                        },
-                        message: format!("no field `{wanted}` in the table's current schema"),
-                        help: suggestion.map(|s| format!("did you mean `{s}`?")),
-                        origin: change.origin.clone(),
-                        field_id: None,
-                        path: Some(path.dotted()),
-                    }));
-                }
+                Some(info) => found = Some(info),
+                None => return Err(self.unknown_field(change, path, found.as_ref(), segment)),
             }
         }
-        found
-            .cloned()
-            .ok_or_else(|| invalid_at(change, "an empty column path".to_string()))
+        found.ok_or_else(|| invalid_at(change, "an empty column path".to_string()))
+    }
+
+    fn unknown_field(
+        &self,
+        change: &Change,
+        path: &FieldPath,
+        so_far: Option<&FieldInfo>,
+        segment: &str,
+    ) -> Box<Problem> {
+        let wanted = join(so_far.map(|f| f.path.as_str()).unwrap_or(""), segment);
+        // Only on this error path is the whole schema walked, for a "did you mean".
+        let walk = self.schema().walk();
+        let suggestion = closest(&path.dotted(), walk.iter().map(|f| f.path.as_str()));
+        Box::new(Problem {
+            kind: ProblemKind::UnknownField {
+                path: path.dotted(),
+                suggestion: suggestion.clone(),
+            },
+            message: format!("no field `{wanted}` in the table's current schema"),
+            help: suggestion.map(|s| format!("did you mean `{s}`?")),
+            origin: change.origin.clone(),
+            field_id: None,
+            path: Some(path.dotted()),
+        })
+    }
+}
+
+/// A member seen through a reference, so looking one name up among many siblings clones
+/// nothing; only the member picked becomes a [`FieldInfo`].
+struct MemberRef<'a> {
+    id: FieldId,
+    name: &'a str,
+    required: bool,
+    field_type: &'a Type,
+    field: Option<&'a Field>,
+    position: usize,
+    kind: MemberKind,
+}
+
+impl MemberRef<'_> {
+    fn info(&self, parent: Option<&FieldInfo>) -> FieldInfo {
+        FieldInfo {
+            id: self.id,
+            path: join(parent.map(|p| p.path.as_str()).unwrap_or(""), self.name),
+            name: self.name.to_string(),
+            required: self.required,
+            field_type: self.field_type.clone(),
+            doc: self.field.and_then(|f| f.doc.clone()),
+            initial_default: self.field.and_then(|f| f.initial_default.clone()),
+            write_default: self.field.and_then(|f| f.write_default.clone()),
+            parent_id: parent.map(|p| p.id),
+            position: self.position,
+            kind: self.kind,
+        }
+    }
+}
+
+/// The members directly under `parent` (the root when `None`): a struct's fields, a list's
+/// element, a map's key and value.
+fn child_members<'a>(root: &'a [Field], parent: Option<&'a FieldInfo>) -> Vec<MemberRef<'a>> {
+    let fields = |fields: &'a [Field]| {
+        fields
+            .iter()
+            .enumerate()
+            .map(|(position, f)| MemberRef {
+                id: f.id,
+                name: &f.name,
+                required: f.required,
+                field_type: &f.field_type,
+                field: Some(f),
+                position,
+                kind: MemberKind::StructField,
+            })
+            .collect()
+    };
+    let member = |id, name, required, field_type, kind| MemberRef {
+        id,
+        name,
+        required,
+        field_type,
+        field: None,
+        position: 0,
+        kind,
+    };
+    match parent.map(|p| &p.field_type) {
+        None => fields(root),
+        Some(Type::Primitive(_)) => Vec::new(),
+        Some(Type::Struct(s)) => fields(&s.fields),
+        Some(Type::List(l)) => vec![member(
+            l.element_id,
+            "element",
+            l.element_required,
+            &l.element,
+            MemberKind::ListElement,
+        )],
+        Some(Type::Map(m)) => vec![
+            member(m.key_id, "key", true, &m.key, MemberKind::MapKey),
+            member(
+                m.value_id,
+                "value",
+                m.value_required,
+                &m.value,
+                MemberKind::MapValue,
+            ),
+        ],
+    }
+}
+
+/// Exact names win; otherwise a unique case-insensitive match is taken, as Spark (case-insensitive
+/// by default) would resolve it.
+fn pick(root: &[Field], parent: Option<&FieldInfo>, name: &str) -> Option<FieldInfo> {
+    let members = child_members(root, parent);
+    if let Some(exact) = members.iter().find(|m| m.name == name) {
+        return Some(exact.info(parent));
+    }
+    let mut matches = members.iter().filter(|m| m.name.eq_ignore_ascii_case(name));
+    match (matches.next(), matches.next()) {
+        (Some(one), None) => Some(one.info(parent)),
+        _ => None,
     }
 }
 
@@ -928,28 +1026,6 @@ enum Member<'a> {
     Field(&'a mut Field),
     Element(&'a mut bool),
     Value(&'a mut bool),
-}
-
-fn visit_structs(
-    fields: &[Field],
-    owner: Option<FieldId>,
-    f: &mut impl FnMut(Option<FieldId>, &Vec<Field>),
-) {
-    fn inner(t: &Type, owner: FieldId, f: &mut impl FnMut(Option<FieldId>, &Vec<Field>)) {
-        match t {
-            Type::Primitive(_) => {}
-            Type::Struct(s) => visit_structs(&s.fields, Some(owner), f),
-            Type::List(l) => inner(&l.element, l.element_id, f),
-            Type::Map(m) => {
-                inner(&m.key, m.key_id, f);
-                inner(&m.value, m.value_id, f);
-            }
-        }
-    }
-    f(owner, &fields.to_vec());
-    for field in fields {
-        inner(&field.field_type, field.id, f);
-    }
 }
 
 fn visit_structs_mut(
@@ -1040,31 +1116,6 @@ fn invalid_at(change: &Change, message: String) -> Box<Problem> {
         field_id: None,
         path: change.path().map(FieldPath::dotted),
     })
-}
-
-/// The candidate closest to `wanted` by edit distance, if it is close enough to be a typo.
-pub fn closest<'a>(wanted: &str, candidates: impl Iterator<Item = &'a str>) -> Option<String> {
-    let wanted_lower = wanted.to_lowercase();
-    candidates
-        .map(|c| (edit_distance(&wanted_lower, &c.to_lowercase()), c))
-        .filter(|(d, c)| *d <= (c.len().max(wanted.len()) / 3).max(1))
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, c)| c.to_string())
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut previous = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let substitution = previous + usize::from(ca != *cb);
-            previous = row[j + 1];
-            row[j + 1] = substitution.min(row[j] + 1).min(previous + 1);
-        }
-    }
-    row[b.len()]
 }
 
 #[cfg(test)]

@@ -18,5 +18,7 @@ pub mod proposal;
 pub mod repo;
 pub mod report;
 pub mod rules;
+pub mod suggest;
 pub mod suppress;
+pub mod verify;
 pub mod yaml;

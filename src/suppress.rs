@@ -4,9 +4,9 @@
 //! reason, has expired, or silences nothing is itself reported.
 
 use crate::change::{Source, Span, Statement};
-use crate::evolve::closest;
 use crate::finding::{Finding, Severity};
 use crate::rules::registry;
+use crate::suggest::closest;
 
 const MARKER: &str = "fieldgate:";
 

@@ -50,9 +50,10 @@ fn quick_start_applies_and_reports_assigned_ids() {
     let output = fieldgate(
         &[
             "apply",
-            "examples/quickstart/evolve_events.sql",
+            "examples/lake/migrations/dim_users/0001_add_vip_level.sql",
+            "examples/lake/migrations/dim_users/0002_rename_phone.sql",
             "--metadata",
-            "tests/fixtures/tables/events",
+            "examples/lake/warehouse/lake_prod/dim_users",
             "-o",
             out.to_str().unwrap(),
             "--format",
@@ -68,19 +69,51 @@ fn quick_start_applies_and_reports_assigned_ids() {
 
 #[test]
 fn rejected_proposal_renders_every_problem_at_its_text() {
-    let sql = repo().join("examples/quickstart/broken.sql");
     let out = fieldgate(
         &[
             "lint",
-            "examples/quickstart/broken.sql",
+            "tests/proposals/broken.sql",
             "--metadata",
             "tests/fixtures/tables/events",
         ],
         &repo(),
     );
-    assert!(sql.is_file());
     assert_eq!(out.status.code(), Some(1));
     insta::assert_snapshot!("broken_human_report", text(&out.stdout));
+}
+
+#[test]
+fn the_example_lakes_bad_migrations_fail_with_their_rules() {
+    let lake = "examples/lake/warehouse/lake_prod";
+    for (sql, table, rule) in [
+        ("dim_users_status_again.sql", "dim_users", "name-reuse"),
+        (
+            "fact_orders_narrow_customer_id.sql",
+            "fact_orders",
+            "type-narrowing",
+        ),
+        (
+            "fact_orders_drop_region.sql",
+            "fact_orders",
+            "partition-source-drop",
+        ),
+    ] {
+        let sql = format!("examples/lake/bad/{sql}");
+        let metadata = format!("{lake}/{table}");
+        let out = fieldgate(
+            &["lint", &sql, "--metadata", &metadata, "--format", "json"],
+            &repo(),
+        );
+        assert_eq!(out.status.code(), Some(1), "{sql}");
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let rules: Vec<&str> = report["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["rule"].as_str().unwrap())
+            .collect();
+        assert!(rules.contains(&rule), "{sql}: {rules:?}");
+    }
 }
 
 #[test]

@@ -52,7 +52,7 @@ fn the_quick_start_as_a_schema_file_gets_the_ddl_ids_and_findings_at_its_lines()
     let out = fieldgate(
         &[
             "lint",
-            "examples/quickstart/events.yaml",
+            "tests/proposals/events.yaml",
             "--metadata",
             "tests/fixtures/tables/events",
         ],
@@ -61,11 +61,11 @@ fn the_quick_start_as_a_schema_file_gets_the_ddl_ids_and_findings_at_its_lines()
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     insta::assert_snapshot!("quickstart_schema_file_human_report", text(&out.stdout));
 
-    // The same ids as examples/quickstart/evolve_events.sql hands out.
+    // The same ids as tests/proposals/evolve_events.sql hands out.
     let ddl = json(&fieldgate(
         &[
             "lint",
-            "examples/quickstart/evolve_events.sql",
+            "tests/proposals/evolve_events.sql",
             "--metadata",
             "tests/fixtures/tables/events",
             "--format",
@@ -76,7 +76,7 @@ fn the_quick_start_as_a_schema_file_gets_the_ddl_ids_and_findings_at_its_lines()
     let yaml = json(&fieldgate(
         &[
             "lint",
-            "examples/quickstart/events.yaml",
+            "tests/proposals/events.yaml",
             "--metadata",
             "tests/fixtures/tables/events",
             "--format",
@@ -95,7 +95,7 @@ fn the_quick_start_as_a_schema_file_gets_the_ddl_ids_and_findings_at_its_lines()
 #[test]
 fn apply_write_fills_the_ids_in_and_keeps_every_other_byte() {
     let dir = scratch();
-    let original = fs::read_to_string(repo().join("examples/quickstart/events.yaml")).unwrap();
+    let original = fs::read_to_string(repo().join("tests/proposals/events.yaml")).unwrap();
     fs::write(dir.path().join("events.yaml"), &original).unwrap();
     let out = fieldgate(
         &["apply", "events.yaml", "--metadata", "events", "--write"],
@@ -138,7 +138,7 @@ fn apply_write_fills_the_ids_in_and_keeps_every_other_byte() {
 #[test]
 fn a_field_that_lost_its_id_is_explained_as_a_drop_and_a_re_add() {
     let dir = scratch();
-    let original = fs::read_to_string(repo().join("examples/quickstart/events.yaml")).unwrap();
+    let original = fs::read_to_string(repo().join("tests/proposals/events.yaml")).unwrap();
     let edited = original.replace(
         "{id: 4, name: status, type: string, doc: lifecycle status}",
         "{name: status, type: string, doc: lifecycle status}",
@@ -191,7 +191,7 @@ fn bad_ids_fail_the_proposal_and_apply_writes_nothing() {
     );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     // Then a schema file gives the retired id to a new field, and one the table never had.
-    let original = fs::read_to_string(repo().join("examples/quickstart/events.yaml")).unwrap();
+    let original = fs::read_to_string(repo().join("tests/proposals/events.yaml")).unwrap();
     let edited = original
         .replace("{name: vip_level,", "{id: 24, name: vip_level,")
         .replace("{name: label,", "{id: 99, name: label,");

@@ -6,8 +6,8 @@ use serde_json::json;
 
 use crate::cli::{CatalogueFormat, ExplainArgs, RulesArgs};
 use crate::commands::failure::Failure;
-use crate::evolve::closest;
 use crate::rules::catalogue::{RuleDoc, catalogue};
+use crate::suggest::closest;
 
 fn severity_name(doc: &RuleDoc) -> &'static str {
     doc.severity.map_or("off", |s| s.as_str())

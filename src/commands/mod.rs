@@ -7,3 +7,4 @@ pub mod input;
 pub mod lint;
 pub mod pipeline;
 pub mod settings;
+pub mod verify;

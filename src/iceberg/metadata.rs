@@ -221,6 +221,25 @@ pub fn patch(
             edits.push(edit);
         }
     }
+    // Early v1 writers kept only `schema`: add `schemas` and `current-schema-id`, as Java's v1
+    // writer has done since, so the replaced schema stays in the table's history.
+    if root.get("schemas").is_none() {
+        let all = JsonValue::Array(
+            updated
+                .schemas
+                .iter()
+                .map(|s| schema_to_json(s, writer))
+                .collect(),
+        );
+        for (key, value) in [
+            ("current-schema-id", updated.current_schema_id.into()),
+            ("schemas", all),
+        ] {
+            let edit = json::insert_member(original, &root, key, &value, &style)
+                .map_err(|e| e.to_string())?;
+            edits.push(edit);
+        }
+    }
     // v1 writers also keep the current schema under the deprecated `schema` key.
     if let Some(node) = root.get("schema") {
         let value = schema_to_json(updated.current_schema(), writer);
@@ -255,5 +274,89 @@ pub fn patch(
 fn replace_number(edits: &mut Edits, root: &Node<'_>, key: &str, value: JsonValue) {
     if let Some(node) = root.get(key) {
         edits.replace(node.span, value.to_string());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A v3 document in the spec's shape (Appendix C; written here by hand because no pinned
+    /// reference writer can produce v3 yet: PyIceberg 0.12 refuses, and Java is not reachable).
+    const V3: &str = r#"{"format-version":3,"table-uuid":"9c12d441-03fe-4693-9a96-a0705ddf69c1","location":"s3://b/t","last-sequence-number":4,"last-updated-ms":1602638573590,"last-column-id":4,"current-schema-id":0,"schemas":[{"type":"struct","schema-id":0,"identifier-field-ids":[1],"fields":[{"id":1,"name":"id","required":true,"type":"long"},{"id":2,"name":"ts","required":false,"type":"timestamp_ns"},{"id":3,"name":"u","required":false,"type":"unknown"},{"id":4,"name":"level","required":true,"type":"int","initial-default":1,"write-default":2}]}],"default-spec-id":0,"partition-specs":[{"spec-id":0,"fields":[{"source-ids":[1],"field-id":1000,"name":"id_bucket","transform":"bucket[4]"}]}],"last-partition-id":1000,"default-sort-order-id":0,"sort-orders":[{"order-id":0,"fields":[]}],"properties":{},"current-snapshot-id":null,"next-row-id":12,"snapshots":[{"snapshot-id":7,"schema-id":0,"timestamp-ms":1,"manifest-list":"x","summary":{"operation":"append"},"sequence-number":1,"first-row-id":0,"added-rows":12}]}"#;
+
+    /// A v1 document with only the deprecated `schema` and `partition-spec`, as early writers made.
+    const V1: &str = r#"{"format-version":1,"location":"/t","last-updated-ms":1,"last-column-id":2,"schema":{"type":"struct","fields":[{"id":1,"name":"id","required":true,"type":"long"},{"id":2,"name":"day","required":false,"type":"date"}]},"partition-spec":[{"name":"day","transform":"identity","source-id":2}]}"#;
+
+    fn read(text: &str) -> TableMetadata {
+        TableMetadata::from_json(&json::parse(text).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn reads_v3_types_defaults_and_multi_argument_sources() {
+        let table = read(V3);
+        assert_eq!(table.format_version, 3);
+        let schema = table.current_schema();
+        assert_eq!(
+            schema.field_by_path("ts").unwrap().field_type.to_string(),
+            "timestamp_ns"
+        );
+        assert_eq!(
+            schema.field_by_path("u").unwrap().field_type.to_string(),
+            "unknown"
+        );
+        let level = schema.field_by_path("level").unwrap();
+        assert_eq!(
+            (level.initial_default, level.write_default),
+            (Some(1.into()), Some(2.into()))
+        );
+        assert_eq!(table.partition_specs[0].fields[0].source_ids, vec![1]);
+        assert_eq!(table.snapshots[0].schema_id, Some(0));
+        assert_eq!(table.current_snapshot_id, None);
+    }
+
+    #[test]
+    fn reads_v1_deprecated_keys_and_patches_them_like_java() {
+        let table = read(V1);
+        assert_eq!(
+            (
+                table.current_schema_id,
+                table.partition_specs[0].fields[0].source_ids.clone()
+            ),
+            (0, vec![2])
+        );
+        let mut updated = table.clone();
+        let mut schema = table.current_schema().clone();
+        schema.schema_id = 1;
+        schema.fields.pop();
+        updated.schemas.push(schema);
+        updated.current_schema_id = 1;
+        // `schema` becomes the current schema and the history moves into a new `schemas`.
+        let written = patch(V1, &table, &updated, 5).unwrap();
+        let reread = read(&written);
+        assert_eq!(reread.schemas.len(), 2);
+        assert_eq!(reread.current_schema_id, 1);
+        assert_eq!(reread.current_schema().fields.len(), 1);
+        assert_eq!(reread.last_updated_ms, 5);
+        let root = json::parse(&written).unwrap();
+        assert_eq!(
+            root.get("schema")
+                .and_then(|s| s.get("schema-id"))
+                .and_then(|i| i.as_i64()),
+            Some(1)
+        );
+    }
+
+    #[test]
+    fn refuses_versions_it_does_not_know() {
+        let err = TableMetadata::from_json(
+            &json::parse(&V1.replace("\"format-version\":1", "\"format-version\":4")).unwrap(),
+        )
+        .unwrap_err();
+        assert!(
+            err.message.contains("format version 4 is not supported"),
+            "{}",
+            err.message
+        );
     }
 }

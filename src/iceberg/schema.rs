@@ -88,11 +88,11 @@ impl Schema {
     }
 
     pub fn highest_field_id(&self) -> FieldId {
-        self.walk().iter().map(|f| f.id).max().unwrap_or(0)
+        highest_id(&self.fields)
     }
 
     pub fn field_by_id(&self, id: FieldId) -> Option<FieldInfo> {
-        self.walk().into_iter().find(|f| f.id == id)
+        member_by_id(&self.fields, id)
     }
 
     pub fn field_by_path(&self, path: &str) -> Option<FieldInfo> {
@@ -104,6 +104,102 @@ impl Schema {
     pub fn same_structure(&self, other: &Schema) -> bool {
         self.fields == other.fields && self.identifier_field_ids == other.identifier_field_ids
     }
+}
+
+/// The highest field id among `fields` and everything nested in them, without building a walk.
+pub fn highest_id(fields: &[Field]) -> FieldId {
+    fn in_type(t: &Type) -> FieldId {
+        match t {
+            Type::Primitive(_) => 0,
+            Type::Struct(s) => highest_id(&s.fields),
+            Type::List(l) => l.element_id.max(in_type(&l.element)),
+            Type::Map(m) => m
+                .key_id
+                .max(m.value_id)
+                .max(in_type(&m.key))
+                .max(in_type(&m.value)),
+        }
+    }
+    fields
+        .iter()
+        .map(|f| f.id.max(in_type(&f.field_type)))
+        .max()
+        .unwrap_or(0)
+}
+
+/// One member's full information, found by id without walking (and cloning) the whole schema:
+/// only the path to it is followed and only the found member is materialised.
+pub fn member_by_id(fields: &[Field], id: FieldId) -> Option<FieldInfo> {
+    fn in_struct(
+        fields: &[Field],
+        prefix: &str,
+        parent: Option<FieldId>,
+        id: FieldId,
+    ) -> Option<FieldInfo> {
+        for (position, field) in fields.iter().enumerate() {
+            if field.id == id {
+                return Some(FieldInfo {
+                    id,
+                    path: join(prefix, &field.name),
+                    name: field.name.clone(),
+                    required: field.required,
+                    field_type: field.field_type.clone(),
+                    doc: field.doc.clone(),
+                    initial_default: field.initial_default.clone(),
+                    write_default: field.write_default.clone(),
+                    parent_id: parent,
+                    position,
+                    kind: MemberKind::StructField,
+                });
+            }
+            if let Some(found) =
+                in_type(&field.field_type, &join(prefix, &field.name), field.id, id)
+            {
+                return Some(found);
+            }
+        }
+        None
+    }
+    fn in_type(t: &Type, path: &str, owner: FieldId, id: FieldId) -> Option<FieldInfo> {
+        let member = |member_id, name: &str, required, ty: &Type, kind| FieldInfo {
+            id: member_id,
+            path: join(path, name),
+            name: name.to_string(),
+            required,
+            field_type: ty.clone(),
+            doc: None,
+            initial_default: None,
+            write_default: None,
+            parent_id: Some(owner),
+            position: 0,
+            kind,
+        };
+        match t {
+            Type::Primitive(_) => None,
+            Type::Struct(s) => in_struct(&s.fields, path, Some(owner), id),
+            Type::List(l) if l.element_id == id => Some(member(
+                id,
+                "element",
+                l.element_required,
+                &l.element,
+                MemberKind::ListElement,
+            )),
+            Type::List(l) => in_type(&l.element, &join(path, "element"), l.element_id, id),
+            Type::Map(m) if m.key_id == id => {
+                Some(member(id, "key", true, &m.key, MemberKind::MapKey))
+            }
+            Type::Map(m) if m.value_id == id => Some(member(
+                id,
+                "value",
+                m.value_required,
+                &m.value,
+                MemberKind::MapValue,
+            )),
+            Type::Map(m) => in_type(&m.key, &join(path, "key"), m.key_id, id)
+                .or_else(|| in_type(&m.value, &join(path, "value"), m.value_id, id)),
+        }
+    }
+    in_struct(fields, "", None, id)
 }
 
 fn join(prefix: &str, name: &str) -> String {

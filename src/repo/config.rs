@@ -4,12 +4,12 @@
 //! mode is a located error with a "did you mean", never silently ignored.
 
 use crate::change::{Source, Span};
-use crate::evolve::closest;
 use crate::finding::Severity;
 use crate::frontend::ddl::Dialect;
 use crate::judge::Settings;
 use crate::rules::catalogue::parse_severity;
 use crate::rules::{Compatibility, Mapping, registry};
+use crate::suggest::closest;
 use crate::yaml::{self, YamlNode};
 
 pub const CONFIG_FILE: &str = "fieldgate.yaml";

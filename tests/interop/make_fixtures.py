@@ -12,6 +12,7 @@ statement, and copy the before/after metadata files out.
 
     .venv/bin/python tests/interop/make_fixtures.py --out tests/fixtures          # metadata only
     .venv/bin/python tests/interop/make_fixtures.py --out /tmp/fx --keep-data     # + warehouse in /tmp/fx
+    .venv/bin/python tests/interop/make_fixtures.py --verify-out tests/fixtures/verify   # Parquet, for verify
 
 Layout written under --out:
     cases/<case>/base.metadata.json      (absent for create_table)
@@ -24,6 +25,8 @@ Layout written under --out:
 from __future__ import annotations
 
 import argparse
+import importlib
+import struct as struct_module
 import datetime as dt
 import json
 import shutil
@@ -36,14 +39,20 @@ from typing import Callable
 import pyarrow as pa
 import pyarrow.parquet as pq
 from pyiceberg.catalog.sql import SqlCatalog
+from pyiceberg.expressions import AlwaysTrue
+from pyiceberg.io.pyarrow import ArrowScan
+from pyiceberg.manifest import DataFile, DataFileContent, FileFormat
 from pyiceberg.partitioning import PartitionField, PartitionSpec
 from pyiceberg.schema import Schema
-from pyiceberg.table import Table
+from pyiceberg.table import FileScanTask, StaticTable, Table
+from pyiceberg.table.locations import LocationProvider
 from pyiceberg.table.sorting import SortField, SortOrder
 from pyiceberg.table.update.schema import UpdateSchema
+from pyiceberg.typedef import Record
 from pyiceberg.transforms import BucketTransform, DayTransform, IdentityTransform, MonthTransform
 from pyiceberg.types import (
     BooleanType,
+    DateType,
     DecimalType,
     DoubleType,
     FloatType,
@@ -657,14 +666,318 @@ def open_catalog(warehouse: Path) -> SqlCatalog:
     return catalog
 
 
+# --------------------------------------------------------------------------------------------------
+# Parquet fixtures for `fieldgate verify` (--verify-out). One v2 table, `db.people`, whose data files
+# were written under three schemas: by pyiceberg itself (field ids in the Parquet schema) and by plain
+# pyarrow, imported with add_files (no field ids: read through `schema.name-mapping.default`). Plus
+# standalone files that are not in the table: one whose `age` column has an incompatible physical
+# type. The expected rows are pyiceberg's own scan of every file under every schema of the table, so
+# the Rust tests compare fieldgate with the reader, not with our idea of the reader.
+#
+# The table is built at a fixed path and copied out byte for byte (Parquet, Avro manifests; metadata
+# JSON in the Hadoop layout). Paths inside the manifests stay absolute (/tmp/...): `fieldgate verify
+# --sample` reads a path under the table's `location` from the local copy when the original is gone.
+
+VERIFY_WAREHOUSE = Path("/tmp/fieldgate-verify-warehouse")
+
+
+class FixtureLocations(LocationProvider):
+    """Names each data file after what it holds (`data/s1-pyiceberg.parquet`) instead of a random
+    uuid, so tests, the README and expected.json can name files. pyiceberg imports this class by
+    its dotted name (`make_fixtures.FixtureLocations`), so `name_next_file` sets the name on that
+    module's copy of the class."""
+
+    next_name = "unnamed"
+
+    def new_data_location(self, data_file_name: str, partition_key: object = None) -> str:
+        return f"{self.data_path}/{FixtureLocations.next_name}.parquet"
+
+
+def name_next_file(name: str) -> None:
+    importlib.import_module("make_fixtures").FixtureLocations.next_name = name
+
+
+def without_field_ids(arrow_type: pa.DataType) -> pa.DataType:
+    """The same arrow type with no `PARQUET:field_id` metadata at any depth: what an external writer
+    (Spark without Iceberg, Hive, a plain pyarrow job) puts in a file."""
+
+    def strip(field: pa.Field) -> pa.Field:
+        return pa.field(field.name, without_field_ids(field.type), nullable=field.nullable)
+
+    if pa.types.is_struct(arrow_type):
+        return pa.struct([strip(arrow_type.field(i)) for i in range(arrow_type.num_fields)])
+    if pa.types.is_large_list(arrow_type):
+        return pa.large_list(strip(arrow_type.value_field))
+    if pa.types.is_list(arrow_type):
+        return pa.list_(strip(arrow_type.value_field))
+    if pa.types.is_map(arrow_type):
+        return pa.map_(strip(arrow_type.key_field), strip(arrow_type.item_field))
+    return arrow_type
+
+
+def write_imported(table: Table, name: str, rows: list[dict], first: str | None = None) -> str:
+    """A file without field ids for add_files(), in the table's current names and types. pyarrow's
+    defaults store decimals as FIXED_LEN_BYTE_ARRAY, where pyiceberg stores them as INT32/INT64, so
+    decimal widening is read over both encodings. `first` moves one column to the front: name
+    mapping does not care about order, a positional reader does."""
+    fields = [pa.field(f.name, without_field_ids(f.type), nullable=f.nullable) for f in table.schema().as_arrow()]
+    if first is not None:
+        fields.sort(key=lambda f: f.name != first)
+    schema = pa.schema(fields)
+    path = Path(table.location().removeprefix("file://")) / "data" / f"{name}.parquet"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(pa.Table.from_pylist(rows, schema=schema), path, row_group_size=2)
+    return f"file://{path}"
+
+
+def people_row(i: int, schema_id: int) -> dict:
+    """Row i as written under schema `schema_id`; nulls and empty collections on some rows."""
+    row: dict = {
+        "id": i,
+        "name": f"user-{i}",
+        "age": 20 + i,
+        "score": i / 10,
+        "amount": Decimal(f"{i}.25"),
+        "address": None if i % 4 == 3 else {"city": f"city-{i}", "zip": 1000 + i},
+        "points": [] if i % 4 == 2 else [{"x": float(i), "y": -float(i)}],
+        "attrs": {} if i % 4 == 2 else {"k": i, "j": -i},
+        "born": dt.date(1990, 1, i),
+        "seen": ts(i),
+    }
+    phone = None if i % 4 == 0 else f"1380000000{i}"
+    if schema_id == 0:
+        row.update(phone=phone, legacy=f"old-{i}")
+        return row
+    # Schema 1: values that need the widened types.
+    row.update(
+        mobile=phone,
+        age=3_000_000_000 + i,
+        score=i + 0.1,
+        amount=Decimal(f"1234567890.{i:02d}"),
+        vip_level=i % 3,
+        points=[] if i % 4 == 2 else [{"x": float(i), "z": i * 100.0}],
+        attrs={} if i % 4 == 2 else {"k": 5_000_000_000 + i},
+    )
+    if row["address"] is not None:
+        row["address"]["country"] = "NL"
+    if schema_id >= 2:
+        row["new_tag"] = f"tag-{i}"
+    return row
+
+
+def build_people(catalog: SqlCatalog) -> tuple[Table, dict[str, int]]:
+    """v2 table with files under schemas 0, 1 and 2; returns the table and each file's schema id."""
+    schema = Schema(
+        *numbered(
+            NestedField(0, "id", LongType(), required=True),
+            opt("name", StringType()),
+            opt("phone", StringType()),
+            opt("age", IntegerType()),
+            opt("score", FloatType()),
+            opt("amount", DecimalType(9, 2)),
+            opt("legacy", StringType()),
+            opt("address", struct(opt("city", StringType()), opt("zip", IntegerType()))),
+            opt("points", array(xy())),
+            opt("attrs", map_of(StringType(), IntegerType())),
+            opt("born", DateType()),
+            opt("seen", TimestamptzType()),
+        )
+    )
+    table = catalog.create_table(
+        f"{NAMESPACE}.people",
+        schema,
+        properties={
+            "owner": "fieldgate-fixtures",
+            "format-version": "2",
+            "write.parquet.compression-codec": "zstd",
+            # Two rows per row group, so files have several and errors can name one.
+            "write.parquet.row-group-limit": "2",
+            "write.py-location-provider.impl": "make_fixtures.FixtureLocations",
+        },
+    )
+    written: dict[str, int] = {}
+
+    def append_named(name: str, rows: list[dict]) -> None:
+        name_next_file(name)
+        append(table, rows)
+        written[name] = table.schema().schema_id
+
+    def import_named(name: str, rows: list[dict], first: str | None = None) -> None:
+        table.add_files([write_imported(table, name, rows, first)])
+        written[name] = table.schema().schema_id
+
+    append_named("s0-pyiceberg", [people_row(i, 0) for i in (1, 2, 3)])
+    # add_files() sets the name mapping from the schema current at that moment.
+    import_named("s0-imported", [people_row(i, 0) for i in (4, 5, 6)])
+
+    # Schema 1: rename, three widenings, a drop, adds at the top and inside a struct, a nested drop and
+    # add inside a list's element, and a widened map value.
+    with table.update_schema() as u:
+        u.rename_column("phone", "mobile")
+        u.update_column("age", field_type=LongType())
+        u.update_column("score", field_type=DoubleType())
+        u.update_column("amount", field_type=DecimalType(12, 2))
+        u.delete_column("legacy")
+        u.add_column("vip_level", IntegerType())
+        u.add_column(("address", "country"), StringType())
+        u.delete_column("points.element.y")
+        u.add_column(("points", "element", "z"), DoubleType())
+        u.update_column("attrs.value", field_type=LongType())
+    append_named("s1-pyiceberg", [people_row(i, 1) for i in (7, 8, 9)])
+    import_named("s1-imported", [people_row(i, 1) for i in (10, 11)], first="name")
+
+    # Schema 2: a new column placed right after `name`, where `phone` used to be: the seed's Hive disaster.
+    with table.update_schema() as u:
+        u.add_column("new_tag", StringType())
+        u.move_after("new_tag", "name")
+    append_named("s2-pyiceberg", [people_row(i, 2) for i in (12,)])
+    return table, written
+
+
+def write_age_as_string(table: Table, path: Path) -> None:
+    """A file with the table's field ids whose `age` (a long in the table) is stored as strings: a
+    writer bug no reader can resolve. Not part of the table; verified by path."""
+    age_id = table.schema().find_field("age").field_id
+    fields = []
+    for f in table.schema().as_arrow():
+        if f.name == "age":
+            f = pa.field("age", pa.string(), nullable=True, metadata={b"PARQUET:field_id": str(age_id).encode()})
+        fields.append(f)
+    rows = [people_row(i, 2) | {"age": f"{20 + i} years"} for i in (13, 14, 15)]
+    pq.write_table(pa.Table.from_pylist(rows, schema=pa.schema(fields)), path, row_group_size=2)
+
+
+def shortest_float32(value: float) -> float:
+    """The shortest decimal that reads back as the same float32: how fieldgate prints `float`."""
+    for digits in range(1, 18):
+        text = f"{value:.{digits}g}"
+        if struct_module.unpack("<f", struct_module.pack("<f", float(text)))[0] == value:
+            return float(text)
+    return value
+
+
+def render(value: object, iceberg_type: IcebergType) -> object:
+    """A value from pyarrow's to_pylist() in the JSON form of CLI.md (`verify --rows`)."""
+    if value is None:
+        return None
+    if isinstance(iceberg_type, StructType):
+        return {f.name: render(value.get(f.name), f.field_type) for f in iceberg_type.fields}
+    if isinstance(iceberg_type, ListType):
+        return [render(v, iceberg_type.element_type) for v in value]
+    if isinstance(iceberg_type, MapType):
+        return [{"key": render(k, iceberg_type.key_type), "value": render(v, iceberg_type.value_type)} for k, v in value]
+    if isinstance(iceberg_type, DecimalType):
+        return format(value, "f")
+    if isinstance(iceberg_type, FloatType):
+        return shortest_float32(value)
+    if isinstance(value, (dt.date, dt.time, dt.datetime)):
+        return value.isoformat()
+    if isinstance(value, bytes):
+        return value.hex()
+    return value
+
+
+def scan_file(table: Table, data_file: DataFile, schema: Schema, metadata: object = None) -> dict:
+    """pyiceberg's own read of one file under one schema: the rows, or the error it raised."""
+    scan = ArrowScan(metadata or table.metadata, table.io, schema, AlwaysTrue())
+    try:
+        result = scan.to_table([FileScanTask(data_file)])
+    except Exception as error:  # noqa: BLE001 - a refusal is an expected outcome here
+        return {"error": f"{type(error).__name__}: {str(error).splitlines()[0]}"}
+    return {"rows": [{f.name: render(row[f.name], f.field_type) for f in schema.fields} for row in result.to_pylist()]}
+
+
+def standalone_data_file(path: Path) -> DataFile:
+    data_file = DataFile.from_args(
+        content=DataFileContent.DATA,
+        file_path=f"file://{path}",
+        file_format=FileFormat.PARQUET,
+        partition=Record(),
+        record_count=pq.ParquetFile(path).metadata.num_rows,
+        file_size_in_bytes=path.stat().st_size,
+    )
+    data_file.spec_id = 0
+    return data_file
+
+
+def make_verify_fixtures(out: Path) -> None:
+    for sub in ("people", "files"):
+        shutil.rmtree(out / sub, ignore_errors=True)
+    out.mkdir(parents=True, exist_ok=True)
+    catalog = open_catalog(VERIFY_WAREHOUSE)
+    table, written = build_people(catalog)
+    table_dir = Path(table.location().removeprefix("file://"))
+
+    # The table, byte for byte: data files, manifests and manifest lists; metadata in the Hadoop layout.
+    copy = out / "people"
+    for sub in ("data", "metadata"):
+        (copy / sub).mkdir(parents=True)
+        for path in sorted((table_dir / sub).iterdir()):
+            if not path.name.endswith(".metadata.json"):
+                shutil.copyfile(path, copy / sub / path.name)
+    sequence = metadata_sequence(table)
+    no_mapping = None
+    for version, location in enumerate(sequence, start=1):
+        text = read_bytes(table, location)
+        (copy / "metadata" / f"v{version}.metadata.json").write_bytes(text)
+        if no_mapping is None and b"schema.name-mapping.default" not in text and b'"snapshots":[{' in text:
+            no_mapping = f"people/metadata/v{version}.metadata.json"
+    (copy / "metadata" / "version-hint.text").write_text(str(len(sequence)))
+
+    (out / "files").mkdir()
+    age_as_string = out / "files" / "age-as-string.parquet"
+    write_age_as_string(table, age_as_string)
+
+    reads = []
+    files = {}
+    for task in table.scan().plan_files():
+        name = Path(task.file.file_path).stem
+        files[name] = {
+            "path": f"people/data/{name}.parquet",
+            "written_under_schema": written[name],
+            "field_ids": not name.endswith("-imported"),
+        }
+        for schema in table.schemas().values():
+            reads.append({"file": files[name]["path"], "metadata": "people", "schema_id": schema.schema_id}
+                         | scan_file(table, task.file, schema))
+    standalone = standalone_data_file(age_as_string)
+    reads.append({"file": "files/age-as-string.parquet", "metadata": "people", "schema_id": table.schema().schema_id}
+                 | scan_file(table, standalone, table.schema()))
+    # An id-less file against the table as it was before add_files() gave it a name mapping.
+    if no_mapping is not None:
+        before = StaticTable.from_metadata(f"file://{copy.parent / no_mapping}")
+        imported = next(t.file for t in table.scan().plan_files() if t.file.file_path.endswith("s0-imported.parquet"))
+        reads.append({"file": "people/data/s0-imported.parquet", "metadata": no_mapping, "schema_id": 0}
+                     | scan_file(table, imported, before.schema(), before.metadata))
+
+    doc = {
+        "generator": "tests/interop/make_fixtures.py --verify-out (pyiceberg 0.12.0, pyarrow 26.0.1)",
+        "table_location": table.location(),
+        "files": dict(sorted(files.items())),
+        "reads": sorted(reads, key=lambda r: (r["file"], r["metadata"], r["schema_id"])),
+    }
+    (out / "expected.json").write_text(json.dumps(doc, indent=1) + "\n")
+    shutil.rmtree(VERIFY_WAREHOUSE)
+    print(f"wrote the verify fixtures ({len(files)} table files, {len(reads)} reads) to {out}")
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", required=True, type=Path, help="directory to write cases/ and tables/ into")
+    parser.add_argument("--out", type=Path, help="directory to write cases/ and tables/ into")
     parser.add_argument(
         "--keep-data", action="store_true",
         help="put the warehouse (data, manifests) under OUT/warehouse and keep it, for check_live.py",
     )
+    parser.add_argument(
+        "--verify-out", type=Path,
+        help="write only the Parquet fixtures of `fieldgate verify` into this directory (see make_verify_fixtures)",
+    )
     args = parser.parse_args(argv)
+    if args.verify_out is not None:
+        make_verify_fixtures(args.verify_out.resolve())
+        return 0
+    if args.out is None:
+        parser.error("give --out (schema-evolution fixtures) or --verify-out (Parquet fixtures)")
     out: Path = args.out.resolve()
     warehouse = out / "warehouse" if args.keep_data else DEFAULT_WAREHOUSE
 

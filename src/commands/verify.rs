@@ -1,0 +1,133 @@
+//! `fieldgate verify`: read sample Parquet files as the table would be read by a field-id reader
+//! (its current schema, or `--schema-id`), and report per file and column how each field resolved,
+//! with the rows read (`--rows`). Exit 0 when every file reads correctly, 1 when a reader would
+//! fail or fill a required column, 2 when a file is not readable Parquet at all.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::cli::{FormatArg, RowsArg, VerifyArgs};
+use crate::commands::failure::Failure;
+use crate::commands::input::load_table;
+use crate::verify::read::{FileReport, Request, Sink, TableView, verify_file};
+use crate::verify::report::human::Human;
+use crate::verify::report::json::Json;
+use crate::verify::report::{BROKEN_PIPE, Summary};
+use crate::verify::sample::{Locator, current_files, local_path, pick};
+
+pub fn run(args: &VerifyArgs, out: &mut dyn Write) -> Result<bool, Failure> {
+    let loaded = load_table(&args.metadata)?;
+    let metadata = &loaded.metadata;
+    let schema = match args.schema_id {
+        Some(id) => metadata.schema(id).ok_or_else(|| {
+            let known: Vec<String> = metadata
+                .schemas
+                .iter()
+                .map(|s| s.schema_id.to_string())
+                .collect();
+            Failure::Message(format!(
+                "`{}` has no schema {id} (it has {})",
+                args.metadata.display(),
+                known.join(", ")
+            ))
+        })?,
+        None => metadata.current_schema(),
+    };
+
+    let files: Vec<(String, PathBuf)> = match args.sample {
+        Some(n) => {
+            let table_dir = table_dir(&loaded.location.metadata_file);
+            let locator = Locator {
+                location: &metadata.location,
+                table_dir: &table_dir,
+            };
+            let all = current_files(&loaded.source.text, metadata, &locator)
+                .map_err(|e| Failure::Message(format!("{}: {e}", args.metadata.display())))?;
+            pick(all, n)
+                .into_iter()
+                .map(|f| (f.path, f.local))
+                .collect()
+        }
+        None => args
+            .files
+            .iter()
+            .map(|f| local_path(f).map(|local| (f.clone(), local)))
+            .collect::<Result<_, _>>()
+            .map_err(Failure::Message)?,
+    };
+
+    let view = TableView {
+        fields: &schema.fields,
+        format_version: metadata.format_version,
+        name_mapping: metadata.name_mapping.as_ref(),
+    };
+    let rows = match args.rows {
+        None => Some(0),
+        Some(RowsArg::All) => None,
+        Some(RowsArg::First(n)) => Some(n),
+    };
+    let metadata_name = args.metadata.display().to_string();
+    let mut summary = Summary {
+        metadata: &metadata_name,
+        schema_id: schema.schema_id,
+        format_version: metadata.format_version,
+        columns: schema.fields.iter().map(|f| f.name.clone()).collect(),
+        files: Vec::new(),
+    };
+    let failed = |e: String| Failure::Message(format!("cannot write the report: {e}"));
+    let outcome = match args.format {
+        FormatArg::Human => {
+            let mut human = Human::new(out);
+            human
+                .header(&summary, files.len())
+                .map_err(failed)
+                .and_then(|()| read_all(&view, &files, rows, &mut human))
+                .and_then(|reports| {
+                    summary.files = reports;
+                    human.verdict(&summary).map_err(failed)
+                })
+        }
+        FormatArg::Json => {
+            let mut json = Json::new().map_err(Failure::Message)?;
+            read_all(&view, &files, rows, &mut json).and_then(|reports| {
+                summary.files = reports;
+                json.write(&summary, out).map_err(failed)
+            })
+        }
+    };
+    match outcome {
+        Ok(()) => Ok(summary.passed()),
+        // The reader of our output went away (`| head`): nothing more to say, and no crash.
+        Err(Failure::Message(m)) if m.ends_with(BROKEN_PIPE) => Ok(summary.passed()),
+        Err(e) => Err(e),
+    }
+}
+
+fn read_all(
+    view: &TableView<'_>,
+    files: &[(String, PathBuf)],
+    rows: Option<usize>,
+    sink: &mut dyn Sink,
+) -> Result<Vec<FileReport>, Failure> {
+    files
+        .iter()
+        .map(|(path, local)| {
+            let request = Request {
+                path: path.clone(),
+                local,
+                rows,
+            };
+            verify_file(view, &request, sink).map_err(|e| Failure::Message(e.to_string()))
+        })
+        .collect()
+}
+
+/// The table directory: the parent of `metadata/` when the metadata file is in one.
+fn table_dir(metadata_file: &Path) -> PathBuf {
+    let dir = metadata_file.parent().unwrap_or(Path::new("."));
+    if dir.file_name().is_some_and(|n| n == "metadata") {
+        dir.parent().unwrap_or(dir).to_path_buf()
+    } else {
+        dir.to_path_buf()
+    }
+}

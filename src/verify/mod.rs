@@ -1,0 +1,19 @@
+//! Reader verification over sample Parquet files: read data files as a field-id reader reads them
+//! under a table schema, and show, per file and column, how each field resolved.
+//!
+//! Data flows one way: a file's footer becomes a [`file_schema::FileSchema`] (ids from the file,
+//! or from the table's name mapping); [`resolve`] pairs it with the table schema by field id into
+//! per-column statuses and a read plan; [`read`] reads only the planned leaf columns through a
+//! byte-counting handle ([`counting`]), [`project`]s each batch into the table's types and hands
+//! rows, rendered by [`values`], to a sink; [`sample`] picks files of the table itself from its
+//! manifests; [`report`] prints the result for people or as JSON.
+
+pub mod counting;
+pub mod error;
+pub mod file_schema;
+pub mod project;
+pub mod read;
+pub mod report;
+pub mod resolve;
+pub mod sample;
+pub mod values;

@@ -1,0 +1,364 @@
+//! Building the table's values from what the file holds, batch by batch: each projected file
+//! array is cast to the table type (the promotions the resolution allowed), nested structs, lists
+//! and maps are rebuilt around their resolved children, and fields the file lacks become columns of
+//! nulls or of their `initial-default`. What comes out has exactly the table schema's arrow types,
+//! so a wrong resolution shows as a wrong value, not as a footer that merely looked right.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use arrow_array::{
+    Array, ArrayRef, BinaryArray, BooleanArray, Date32Array, Decimal128Array, FixedSizeBinaryArray,
+    Float32Array, Float64Array, Int32Array, Int64Array, ListArray, MapArray, RecordBatch,
+    StringArray, StructArray, TimestampMicrosecondArray, new_null_array,
+};
+use arrow_cast::{CastOptions, cast_with_options};
+use arrow_schema::{DataType, Field as ArrowField, Fields, TimeUnit};
+use serde_json::Value;
+
+use crate::iceberg::schema::Field;
+use crate::iceberg::types::{PrimitiveType, Type};
+use crate::verify::file_schema::{FileNode, Shape};
+use crate::verify::resolve::{Plan, ReadKind};
+use crate::verify::values::{parse_date, parse_timestamp, unscaled_decimal};
+
+const UTC: &str = "+00:00";
+
+/// The arrow type a table type is read into. Every field is nullable: a null parent makes its
+/// required children null too, and the reader's job here is to show values, not to re-validate.
+pub fn arrow_type(t: &Type) -> DataType {
+    use PrimitiveType as P;
+    match t {
+        Type::Primitive(p) => match p {
+            P::Unknown => DataType::Null,
+            P::Boolean => DataType::Boolean,
+            P::Int => DataType::Int32,
+            P::Long => DataType::Int64,
+            P::Float => DataType::Float32,
+            P::Double => DataType::Float64,
+            P::Decimal { precision, scale } => DataType::Decimal128(*precision as u8, *scale as i8),
+            P::Date => DataType::Date32,
+            P::Time => DataType::Time64(TimeUnit::Microsecond),
+            P::Timestamp => DataType::Timestamp(TimeUnit::Microsecond, None),
+            P::Timestamptz => DataType::Timestamp(TimeUnit::Microsecond, Some(UTC.into())),
+            P::TimestampNs => DataType::Timestamp(TimeUnit::Nanosecond, None),
+            P::TimestamptzNs => DataType::Timestamp(TimeUnit::Nanosecond, Some(UTC.into())),
+            P::String => DataType::Utf8,
+            P::Uuid => DataType::FixedSizeBinary(16),
+            P::Fixed(n) => DataType::FixedSizeBinary(i32::try_from(*n).unwrap_or(i32::MAX)),
+            P::Binary | P::Variant | P::Geometry(_) | P::Geography(_) => DataType::Binary,
+        },
+        Type::Struct(s) => DataType::Struct(struct_fields(&s.fields)),
+        Type::List(l) => DataType::List(Arc::new(element_field(&l.element))),
+        Type::Map(m) => DataType::Map(Arc::new(entries_field(&m.key, &m.value)), false),
+    }
+}
+
+fn struct_fields(fields: &[Field]) -> Fields {
+    fields
+        .iter()
+        .map(|f| ArrowField::new(&f.name, arrow_type(&f.field_type), true))
+        .collect()
+}
+
+fn element_field(element: &Type) -> ArrowField {
+    ArrowField::new("element", arrow_type(element), true)
+}
+
+fn entries_field(key: &Type, value: &Type) -> ArrowField {
+    let fields = Fields::from(vec![
+        ArrowField::new("key", arrow_type(key), false),
+        ArrowField::new("value", arrow_type(value), true),
+    ]);
+    ArrowField::new("key_value", DataType::Struct(fields), false)
+}
+
+/// Turns one batch of projected file columns into the table's top-level columns.
+pub struct Projector<'a> {
+    pub file_columns: &'a [FileNode],
+    pub leaves: &'a BTreeSet<usize>,
+    pub fields: &'a [Field],
+    pub plans: &'a [Plan],
+}
+
+impl Projector<'_> {
+    pub fn project(&self, batch: &RecordBatch) -> Result<Vec<ArrayRef>, String> {
+        let len = batch.num_rows();
+        self.fields
+            .iter()
+            .zip(self.plans)
+            .map(|(field, plan)| match plan {
+                Plan::Fill(default) => fill(default.as_ref(), &field.field_type, len),
+                Plan::Read(read) => {
+                    let i = *read.node.first().ok_or("an empty read path")?;
+                    let node = self
+                        .file_columns
+                        .get(i)
+                        .ok_or("a read past the file schema")?;
+                    let at = projected_index(self.file_columns, i, self.leaves);
+                    if at >= batch.num_columns() {
+                        return Err(format!("column `{}` was not projected", node.path));
+                    }
+                    self.conform(batch.column(at), node, &read.kind, &field.field_type)
+                }
+            })
+            .collect()
+    }
+
+    fn conform(
+        &self,
+        array: &ArrayRef,
+        node: &FileNode,
+        kind: &ReadKind,
+        table: &Type,
+    ) -> Result<ArrayRef, String> {
+        let mismatch = || {
+            format!(
+                "column `{}` decoded as {}, not as the {} it was resolved to",
+                node.path,
+                array.data_type(),
+                table
+            )
+        };
+        match (kind, table, &node.shape) {
+            (ReadKind::Primitive, Type::Primitive(_), _) => {
+                let options = CastOptions {
+                    safe: false,
+                    ..CastOptions::default()
+                };
+                cast_with_options(array, &arrow_type(table), &options)
+                    .map_err(|e| format!("column `{}`: {e}", node.path))
+            }
+            (ReadKind::Struct(plans), Type::Struct(s), Shape::Struct(children)) => {
+                let file = array
+                    .as_any()
+                    .downcast_ref::<StructArray>()
+                    .ok_or_else(mismatch)?;
+                let mut columns = Vec::with_capacity(s.fields.len());
+                for (field, plan) in s.fields.iter().zip(plans) {
+                    columns.push(match plan {
+                        Plan::Fill(default) => {
+                            fill(default.as_ref(), &field.field_type, file.len())?
+                        }
+                        Plan::Read(read) => {
+                            let j = *read.node.last().ok_or("an empty read path")?;
+                            let child = children.get(j).ok_or_else(mismatch)?;
+                            let at = projected_index(children, j, self.leaves);
+                            if at >= file.num_columns() {
+                                return Err(mismatch());
+                            }
+                            self.conform(file.column(at), child, &read.kind, &field.field_type)?
+                        }
+                    });
+                }
+                let out =
+                    StructArray::try_new(struct_fields(&s.fields), columns, file.nulls().cloned())
+                        .map_err(|e| format!("column `{}`: {e}", node.path))?;
+                Ok(Arc::new(out))
+            }
+            (ReadKind::List(element_plan), Type::List(l), Shape::List(element)) => {
+                let file = array
+                    .as_any()
+                    .downcast_ref::<ListArray>()
+                    .ok_or_else(mismatch)?;
+                let values = self.member(file.values(), element, element_plan, &l.element)?;
+                let out = ListArray::try_new(
+                    Arc::new(element_field(&l.element)),
+                    file.offsets().clone(),
+                    values,
+                    file.nulls().cloned(),
+                )
+                .map_err(|e| format!("column `{}`: {e}", node.path))?;
+                Ok(Arc::new(out))
+            }
+            (ReadKind::Map(key_plan, value_plan), Type::Map(m), Shape::Map(key, value)) => {
+                let file = array
+                    .as_any()
+                    .downcast_ref::<MapArray>()
+                    .ok_or_else(mismatch)?;
+                let keys = self.member(file.keys(), key, key_plan, &m.key)?;
+                let values = self.member(file.values(), value, value_plan, &m.value)?;
+                let entries_field = entries_field(&m.key, &m.value);
+                let DataType::Struct(entry_fields) = entries_field.data_type().clone() else {
+                    return Err(mismatch());
+                };
+                let entries = StructArray::try_new(entry_fields, vec![keys, values], None)
+                    .map_err(|e| format!("column `{}`: {e}", node.path))?;
+                let out = MapArray::try_new(
+                    Arc::new(entries_field),
+                    file.offsets().clone(),
+                    entries,
+                    file.nulls().cloned(),
+                    false,
+                )
+                .map_err(|e| format!("column `{}`: {e}", node.path))?;
+                Ok(Arc::new(out))
+            }
+            _ => Err(mismatch()),
+        }
+    }
+
+    /// A list element or map key/value: read as planned, or filled to the member array's length.
+    fn member(
+        &self,
+        array: &ArrayRef,
+        node: &FileNode,
+        plan: &Plan,
+        table: &Type,
+    ) -> Result<ArrayRef, String> {
+        match plan {
+            Plan::Fill(default) => fill(default.as_ref(), table, array.len()),
+            Plan::Read(read) => self.conform(array, node, &read.kind, table),
+        }
+    }
+}
+
+fn has_leaf(node: &FileNode, leaves: &BTreeSet<usize>) -> bool {
+    leaves.range(node.leaves.clone()).next().is_some()
+}
+
+/// Where sibling `i` sits among the siblings the projection kept (the reader drops the others).
+fn projected_index(siblings: &[FileNode], i: usize, leaves: &BTreeSet<usize>) -> usize {
+    siblings
+        .iter()
+        .take(i)
+        .filter(|n| has_leaf(n, leaves))
+        .count()
+}
+
+/// A column of `len` copies of a field's `initial-default` (JSON single-value form), or nulls.
+pub fn fill(default: Option<&Value>, t: &Type, len: usize) -> Result<ArrayRef, String> {
+    use PrimitiveType as P;
+    let Some(default) = default else {
+        return Ok(new_null_array(&arrow_type(t), len));
+    };
+    let bad = || format!("initial-default {default} is not a valid {t}");
+    let Type::Primitive(p) = t else {
+        return Err(format!(
+            "initial-default {default} of a {t}: nested defaults are not read yet"
+        ));
+    };
+    let array: ArrayRef = match p {
+        P::Boolean => Arc::new(BooleanArray::from(vec![
+            default.as_bool().ok_or_else(bad)?;
+            len
+        ])),
+        P::Int => {
+            let v = default
+                .as_i64()
+                .and_then(|v| i32::try_from(v).ok())
+                .ok_or_else(bad)?;
+            Arc::new(Int32Array::from(vec![v; len]))
+        }
+        P::Long => Arc::new(Int64Array::from(vec![
+            default.as_i64().ok_or_else(bad)?;
+            len
+        ])),
+        P::Float => Arc::new(Float32Array::from(vec![
+            default.as_f64().ok_or_else(bad)?
+                as f32;
+            len
+        ])),
+        P::Double => Arc::new(Float64Array::from(vec![
+            default.as_f64().ok_or_else(bad)?;
+            len
+        ])),
+        P::Decimal { precision, scale } => {
+            let v = default
+                .as_str()
+                .and_then(|s| unscaled_decimal(s, *scale))
+                .ok_or_else(bad)?;
+            Arc::new(
+                Decimal128Array::from(vec![v; len])
+                    .with_precision_and_scale(*precision as u8, *scale as i8)
+                    .map_err(|e| e.to_string())?,
+            )
+        }
+        P::Date => {
+            let v = default.as_str().and_then(parse_date).ok_or_else(bad)?;
+            Arc::new(Date32Array::from(vec![v; len]))
+        }
+        P::Timestamp | P::Timestamptz => {
+            let v = default.as_str().and_then(parse_timestamp).ok_or_else(bad)?;
+            let array = TimestampMicrosecondArray::from(vec![v; len]);
+            Arc::new(if *p == P::Timestamptz {
+                array.with_timezone(UTC)
+            } else {
+                array
+            })
+        }
+        P::String => Arc::new(StringArray::from(vec![
+            default.as_str().ok_or_else(bad)?;
+            len
+        ])),
+        P::Binary | P::Fixed(_) => {
+            let bytes = default.as_str().and_then(from_hex).ok_or_else(bad)?;
+            if let P::Fixed(n) = p {
+                if bytes.len() as u64 != *n {
+                    return Err(bad());
+                }
+                let rows = std::iter::repeat_n(Some(bytes.as_slice()), len);
+                Arc::new(
+                    FixedSizeBinaryArray::try_from_sparse_iter_with_size(rows, *n as i32)
+                        .map_err(|e| e.to_string())?,
+                )
+            } else {
+                Arc::new(BinaryArray::from(vec![bytes.as_slice(); len]))
+            }
+        }
+        other => {
+            return Err(format!(
+                "initial-default of a {other} column is not read yet"
+            ));
+        }
+    };
+    Ok(array)
+}
+
+fn from_hex(text: &str) -> Option<Vec<u8>> {
+    if !text.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verify::values::value;
+
+    #[test]
+    fn defaults_fill_every_row() {
+        let t = Type::Primitive(PrimitiveType::Decimal {
+            precision: 9,
+            scale: 2,
+        });
+        let a = fill(Some(&serde_json::json!("12.50")), &t, 2).unwrap();
+        assert_eq!(a.len(), 2);
+        assert_eq!(value(a.as_ref(), 1, Some(&t)), serde_json::json!("12.50"));
+        let ts = Type::Primitive(PrimitiveType::Timestamptz);
+        let a = fill(
+            Some(&serde_json::json!("2017-11-16T22:31:08.000001+00:00")),
+            &ts,
+            1,
+        )
+        .unwrap();
+        assert_eq!(
+            value(a.as_ref(), 0, Some(&ts)),
+            serde_json::json!("2017-11-16T22:31:08.000001+00:00")
+        );
+        assert!(
+            fill(
+                Some(&serde_json::json!("x")),
+                &Type::Primitive(PrimitiveType::Int),
+                1
+            )
+            .is_err()
+        );
+        let null = fill(None, &Type::Primitive(PrimitiveType::Long), 3).unwrap();
+        assert_eq!(null.null_count(), 3);
+    }
+}

@@ -1,0 +1,483 @@
+//! Verifying one Parquet file: read its footer through a counting handle, resolve the table schema
+//! against it, then really read every row through the arrow reader with a projection mask of only
+//! the resolved leaf columns, building the table's values batch by batch (memory stays at one batch
+//! and one page per projected column, whatever the file size). Rows go to a sink as they are built.
+//! Afterwards, where the file's top-level column order differs from the table's, a second, separate
+//! small read shows what a reader resolving by position would have put in each column.
+//!
+//! Malformed data is an error naming the file and, when a data page fails, the row group and
+//! column (found by re-reading the projected columns one row group and column at a time).
+
+use std::fs::File;
+use std::path::Path;
+use std::sync::Arc;
+
+use arrow_array::RecordBatch;
+use parquet::arrow::ProjectionMask;
+use parquet::arrow::arrow_reader::{
+    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
+};
+use parquet::file::metadata::{PageIndexPolicy, ParquetMetaData};
+use serde_json::{Map, Value};
+
+use crate::iceberg::name_mapping::NameMapping;
+use crate::iceberg::schema::Field;
+use crate::verify::counting::CountingFile;
+use crate::verify::error::{VerifyError, no_panic};
+use crate::verify::file_schema::{FileNode, FileSchema, IdSource};
+use crate::verify::project::Projector;
+use crate::verify::resolve::{ColumnReport, Resolution, resolve};
+use crate::verify::values::value;
+
+const BATCH_ROWS: usize = 1024;
+/// Values shown per column in the positional counterfactual.
+pub const POSITIONAL_SAMPLE: usize = 3;
+
+/// The table side of a verification: the schema files are read as, and how ids are found.
+pub struct TableView<'a> {
+    pub fields: &'a [Field],
+    pub format_version: u8,
+    pub name_mapping: Option<&'a NameMapping>,
+}
+
+/// What happened to one file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FileReport {
+    /// The path as the user or the manifest named it.
+    pub path: String,
+    /// The local path read, when it differs (a relocated table copy).
+    pub read_from: Option<String>,
+    pub rows: u64,
+    pub bytes_read: u64,
+    pub file_bytes: u64,
+    pub ids: IdSource,
+    pub columns: Vec<ColumnReport>,
+    pub pruned: Vec<PrunedColumn>,
+    pub positional: Vec<Positional>,
+    /// Bytes the positional sample read, counted apart from `bytes_read`.
+    pub positional_bytes_read: u64,
+    /// Why no field-id reader can read this file at all.
+    pub problem: Option<String>,
+    pub rows_printed: usize,
+    /// The byte ranges of the file the verification read (not the positional sample).
+    pub ranges_read: Vec<std::ops::Range<u64>>,
+}
+
+impl FileReport {
+    pub fn passed(&self) -> bool {
+        self.problem.is_none() && !self.columns.iter().any(|c| c.status.fails())
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct PrunedColumn {
+    pub file_column: String,
+    pub field_id: Option<i32>,
+    /// The compressed size of its column chunks (from the footer): bytes never read.
+    pub chunk_bytes: u64,
+}
+
+/// One top-level table column that a reader resolving by position reads from another file column.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Positional {
+    pub position: usize,
+    pub table_column: String,
+    pub table_type: String,
+    /// The file column at the same position (`None`: the file has fewer columns).
+    pub file_column: Option<String>,
+    pub file_type: Option<String>,
+    /// The file column the field-id reader reads instead (`None`: it reads null or a default).
+    pub by_id: Option<String>,
+    pub values: Vec<Value>,
+}
+
+/// Receives a file's report as soon as its columns are resolved, each row as it is built, and
+/// the finished report.
+pub trait Sink {
+    fn resolved(&mut self, report: &FileReport) -> Result<(), String>;
+    fn row(&mut self, row: Value) -> Result<(), String>;
+    fn finished(&mut self, report: &FileReport) -> Result<(), String>;
+}
+
+pub struct Request<'a> {
+    /// The path to show.
+    pub path: String,
+    /// The local file to read.
+    pub local: &'a Path,
+    /// Rows to print from this file (`None`: all).
+    pub rows: Option<usize>,
+}
+
+pub fn verify_file(
+    table: &TableView<'_>,
+    request: &Request<'_>,
+    sink: &mut dyn Sink,
+) -> Result<FileReport, VerifyError> {
+    let path = request.path.clone();
+    let at = |message: String| VerifyError::file(path.clone(), message);
+    let open = || {
+        let handle = File::open(request.local)
+            .map_err(|e| at(format!("cannot open `{}`: {e}", request.local.display())))?;
+        CountingFile::new(handle).map_err(|e| at(format!("cannot read: {e}")))
+    };
+    let file = open()?;
+    let options = ArrowReaderOptions::new()
+        .with_skip_arrow_metadata(true)
+        .with_page_index_policy(PageIndexPolicy::Skip);
+    let metadata =
+        no_panic(|| ArrowReaderMetadata::load(&file, options.clone()).map_err(|e| e.to_string()))
+            .map_err(|e| {
+            at(format!("not a readable Parquet file: {e}"))
+                .with_help("the file is truncated, corrupt, or not Parquet: no reader can open it")
+        })?;
+    file.set_chunks(metadata.metadata());
+
+    let descr = metadata.parquet_schema();
+    let file_schema = FileSchema::from_parquet(descr, table.name_mapping);
+    let mut report = FileReport {
+        path: path.clone(),
+        read_from: (Path::new(&path) != request.local).then(|| request.local.display().to_string()),
+        rows: 0,
+        bytes_read: 0,
+        file_bytes: file.file_len(),
+        ids: file_schema.ids,
+        columns: Vec::new(),
+        pruned: Vec::new(),
+        positional: Vec::new(),
+        positional_bytes_read: 0,
+        problem: None,
+        rows_printed: 0,
+        ranges_read: Vec::new(),
+    };
+
+    if file_schema.ids == IdSource::None {
+        report.problem = Some(
+            "the file has no field ids and the table has no name mapping (`schema.name-mapping.default`): \
+             a field-id reader cannot match its columns. PyIceberg refuses the file; Iceberg Java reads \
+             it by position, as shown below"
+                .into(),
+        );
+        sink.resolved(&report).map_err(&at)?;
+        report.rows = metadata.metadata().file_metadata().num_rows().max(0) as u64;
+        let none = vec![None; table.fields.len()];
+        let (positional, bytes) = positional(table, &file_schema, &none, &metadata, open()?, &at)?;
+        report.positional = positional;
+        report.positional_bytes_read = bytes;
+        report.bytes_read = file.bytes_read();
+        report.ranges_read = file.ranges_read();
+        sink.finished(&report).map_err(&at)?;
+        return Ok(report);
+    }
+
+    let resolution =
+        resolve(table.fields, &file_schema, table.format_version).map_err(|e| at(e.0))?;
+    let meta = metadata.metadata();
+    let first_row_group = meta
+        .row_groups()
+        .iter()
+        .position(|rg| rg.num_rows() > 0)
+        .unwrap_or(0);
+    report.columns = resolution.columns.clone();
+    for c in &mut report.columns {
+        if c.status == crate::verify::resolve::Status::Incompatible {
+            c.row_group = Some(first_row_group);
+        }
+    }
+    report.pruned = resolution
+        .pruned
+        .iter()
+        .map(|p| PrunedColumn {
+            file_column: p.file_column.clone(),
+            field_id: p.field_id,
+            chunk_bytes: chunk_bytes(meta, p.leaves.clone()),
+        })
+        .collect();
+    sink.resolved(&report).map_err(&at)?;
+
+    let print = report.passed();
+    let limit = request.rows.unwrap_or(usize::MAX);
+    let projector = Projector {
+        file_columns: &file_schema.columns,
+        leaves: &resolution.leaves,
+        fields: table.fields,
+        plans: &resolution.plans,
+    };
+    let mut on_batch = |batch: &RecordBatch| -> Result<(), String> {
+        let columns = projector.project(batch)?;
+        report.rows += batch.num_rows() as u64;
+        if !print {
+            return Ok(());
+        }
+        for row in 0..batch.num_rows() {
+            if report.rows_printed >= limit {
+                break;
+            }
+            let mut object = Map::new();
+            for (field, column) in table.fields.iter().zip(&columns) {
+                object.insert(
+                    field.name.clone(),
+                    value(column.as_ref(), row, Some(&field.field_type)),
+                );
+            }
+            sink.row(Value::Object(object))?;
+            report.rows_printed += 1;
+        }
+        Ok(())
+    };
+    let expected_rows = meta.file_metadata().num_rows();
+    let read = no_panic(|| {
+        if resolution.leaves.is_empty() {
+            // Nothing to read: every column is filled; rows come from the footer's count.
+            let mut left = usize::try_from(expected_rows.max(0)).unwrap_or(usize::MAX);
+            while left > 0 {
+                let n = left.min(BATCH_ROWS);
+                let options = arrow_array::RecordBatchOptions::new().with_row_count(Some(n));
+                let batch = RecordBatch::try_new_with_options(
+                    Arc::new(arrow_schema::Schema::empty()),
+                    vec![],
+                    &options,
+                )
+                .map_err(|e| e.to_string())?;
+                on_batch(&batch)?;
+                left -= n;
+            }
+            return Ok(());
+        }
+        let reader =
+            ParquetRecordBatchReaderBuilder::new_with_metadata(file.clone(), metadata.clone())
+                .with_projection(ProjectionMask::leaves(
+                    descr,
+                    resolution.leaves.iter().copied(),
+                ))
+                .with_batch_size(BATCH_ROWS)
+                .build()
+                .map_err(|e| e.to_string())?;
+        for batch in reader {
+            on_batch(&batch.map_err(|e| e.to_string())?)?;
+        }
+        Ok(())
+    });
+    if let Err(message) = read {
+        return Err(locate(
+            &message,
+            &path,
+            &metadata,
+            &resolution,
+            &file_schema,
+            open,
+        ));
+    }
+    if i64::try_from(report.rows).ok() != Some(expected_rows) {
+        return Err(at(format!(
+            "the footer promises {expected_rows} rows, the column chunks held {}",
+            report.rows
+        )));
+    }
+    report.bytes_read = file.bytes_read();
+    report.ranges_read = file.ranges_read();
+
+    let sources = resolution.top_level_sources();
+    let (positional, bytes) = positional(table, &file_schema, &sources, &metadata, open()?, &at)?;
+    report.positional = positional;
+    report.positional_bytes_read = bytes;
+    sink.finished(&report).map_err(&at)?;
+    Ok(report)
+}
+
+fn chunk_bytes(meta: &ParquetMetaData, leaves: std::ops::Range<usize>) -> u64 {
+    meta.row_groups()
+        .iter()
+        .flat_map(|rg| leaves.clone().filter_map(move |i| rg.columns().get(i)))
+        .map(|c| c.byte_range().1)
+        .sum()
+}
+
+/// Finds the row group and top-level column a read failed in, by reading the projected leaves of
+/// one column of one row group at a time.
+fn locate(
+    message: &str,
+    path: &str,
+    metadata: &ArrowReaderMetadata,
+    resolution: &Resolution,
+    file_schema: &FileSchema,
+    open: impl Fn() -> Result<CountingFile, VerifyError>,
+) -> VerifyError {
+    let mut error = VerifyError::file(path, format!("cannot read the data: {message}"))
+        .with_help("the file is corrupt: a reader of this table fails on it");
+    let descr = metadata.parquet_schema();
+    for rg in 0..metadata.metadata().num_row_groups() {
+        for column in &file_schema.columns {
+            let leaves: Vec<usize> = resolution
+                .leaves
+                .range(column.leaves.clone())
+                .copied()
+                .collect();
+            if leaves.is_empty() {
+                continue;
+            }
+            let Ok(file) = open() else {
+                return error;
+            };
+            let attempt = no_panic(|| {
+                let reader =
+                    ParquetRecordBatchReaderBuilder::new_with_metadata(file, metadata.clone())
+                        .with_projection(ProjectionMask::leaves(descr, leaves))
+                        .with_row_groups(vec![rg])
+                        .build()
+                        .map_err(|e| e.to_string())?;
+                for batch in reader {
+                    batch.map_err(|e| e.to_string())?;
+                }
+                Ok(())
+            });
+            if let Err(e) = attempt {
+                error.row_group = Some(rg);
+                error.column = Some(column.path.clone());
+                error.message = format!("cannot read the data: {e}");
+                return error;
+            }
+        }
+    }
+    error
+}
+
+/// The positional counterfactual: per top-level table column, the file column a reader resolving
+/// by position would read, where that is not the one the field-id reader reads.
+fn positional(
+    table: &TableView<'_>,
+    file_schema: &FileSchema,
+    sources: &[Option<usize>],
+    metadata: &ArrowReaderMetadata,
+    file: CountingFile,
+    at: &impl Fn(String) -> VerifyError,
+) -> Result<(Vec<Positional>, u64), VerifyError> {
+    let columns = &file_schema.columns;
+    let mut out: Vec<Positional> = Vec::new();
+    for (i, (field, source)) in table.fields.iter().zip(sources).enumerate() {
+        let at_position = columns.get(i).filter(|c| !c.leaves.is_empty());
+        if at_position.map(|_| i) == *source || (at_position.is_none() && source.is_none()) {
+            continue;
+        }
+        out.push(Positional {
+            position: i,
+            table_column: field.name.clone(),
+            table_type: field.field_type.to_string(),
+            file_column: at_position.map(|c| c.path.clone()),
+            file_type: at_position.map(FileNode::type_name),
+            by_id: source.and_then(|s| columns.get(s)).map(|c| c.path.clone()),
+            values: Vec::new(),
+        });
+    }
+    let roots: Vec<usize> = out
+        .iter()
+        .filter(|p| p.file_column.is_some())
+        .map(|p| p.position)
+        .collect();
+    if roots.is_empty() {
+        return Ok((out, 0));
+    }
+    let descr = metadata.parquet_schema();
+    let sample = no_panic(|| {
+        let reader =
+            ParquetRecordBatchReaderBuilder::new_with_metadata(file.clone(), metadata.clone())
+                .with_projection(ProjectionMask::roots(descr, roots.iter().copied()))
+                .with_batch_size(POSITIONAL_SAMPLE)
+                .with_limit(POSITIONAL_SAMPLE)
+                .build()
+                .map_err(|e| e.to_string())?;
+        let mut batches = Vec::new();
+        for batch in reader {
+            batches.push(batch.map_err(|e| e.to_string())?);
+        }
+        Ok(batches)
+    })
+    .map_err(|e| at(format!("cannot read the data: {e}")))?;
+    for (k, root) in roots.iter().enumerate() {
+        let file_type = columns.get(*root).and_then(FileNode::iceberg_type);
+        let values: Vec<Value> = sample
+            .iter()
+            .flat_map(|batch| {
+                let column = batch.column(k).clone();
+                let file_type = file_type.clone();
+                (0..batch.num_rows()).map(move |r| value(column.as_ref(), r, file_type.as_ref()))
+            })
+            .take(POSITIONAL_SAMPLE)
+            .collect();
+        if let Some(p) = out.iter_mut().find(|p| p.position == *root) {
+            p.values = values;
+        }
+    }
+    Ok((out, file.bytes_read()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::commands::input::load_table;
+
+    struct Rows(Vec<Value>);
+
+    impl Sink for Rows {
+        fn resolved(&mut self, _: &FileReport) -> Result<(), String> {
+            Ok(())
+        }
+        fn row(&mut self, row: Value) -> Result<(), String> {
+            self.0.push(row);
+            Ok(())
+        }
+        fn finished(&mut self, _: &FileReport) -> Result<(), String> {
+            Ok(())
+        }
+    }
+
+    /// The chunks of a dropped column are never touched: no range the handle read overlaps them.
+    #[test]
+    fn pruned_column_chunks_are_never_read() {
+        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/verify");
+        let table = load_table(&fixtures.join("people")).unwrap();
+        let schema = table.metadata.current_schema();
+        let view = TableView {
+            fields: &schema.fields,
+            format_version: table.metadata.format_version,
+            name_mapping: table.metadata.name_mapping.as_ref(),
+        };
+        let local = fixtures.join("people/data/s0-pyiceberg.parquet");
+        let request = Request {
+            path: "s0".into(),
+            local: &local,
+            rows: Some(1),
+        };
+        let mut rows = Rows(Vec::new());
+        let report = verify_file(&view, &request, &mut rows).unwrap();
+        assert_eq!((report.rows, rows.0.len()), (3, 1));
+
+        let file = File::open(&local).unwrap();
+        let meta = ArrowReaderMetadata::load(&file, ArrowReaderOptions::new()).unwrap();
+        let descr = meta.parquet_schema();
+        let pruned: Vec<std::ops::Range<u64>> = meta
+            .metadata()
+            .row_groups()
+            .iter()
+            .flat_map(|rg| rg.columns().iter())
+            .filter(|c| {
+                let path = c.column_path().string();
+                path == "legacy" || path == "points.list.element.y"
+            })
+            .map(|c| {
+                let (start, len) = c.byte_range();
+                start..start + len
+            })
+            .collect();
+        assert_eq!(pruned.len(), 4, "two columns in two row groups: {descr:?}");
+        for read in &report.ranges_read {
+            for chunk in &pruned {
+                assert!(
+                    read.end <= chunk.start || chunk.end <= read.start,
+                    "read {read:?} overlaps pruned chunk {chunk:?}"
+                );
+            }
+        }
+        let never_read: u64 = pruned.iter().map(|r| r.end - r.start).sum();
+        assert!(report.bytes_read + never_read <= report.file_bytes);
+    }
+}

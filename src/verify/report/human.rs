@@ -1,0 +1,182 @@
+//! The human `verify` report: per file, how each table column resolved, the file columns left
+//! unread, the rows (with `--rows`), the bytes read against the file size, and what a reader
+//! resolving by position would have read instead; a verdict line at the end.
+
+use std::io::Write;
+
+use serde_json::Value;
+
+use crate::verify::file_schema::IdSource;
+use crate::verify::read::{FileReport, Sink};
+use crate::verify::report::{Summary, bytes, io_error};
+use crate::verify::resolve::{ColumnReport, Status};
+
+pub struct Human<'a> {
+    out: &'a mut dyn Write,
+    rows_started: bool,
+}
+
+impl<'a> Human<'a> {
+    pub fn new(out: &'a mut dyn Write) -> Human<'a> {
+        Human {
+            out,
+            rows_started: false,
+        }
+    }
+
+    pub fn header(&mut self, summary: &Summary<'_>, files: usize) -> Result<(), String> {
+        writeln!(
+            self.out,
+            "verify {files} file(s) as schema {} of `{}` (format v{})",
+            summary.schema_id, summary.metadata, summary.format_version
+        )
+        .map_err(io_error)
+    }
+
+    pub fn verdict(&mut self, summary: &Summary<'_>) -> Result<(), String> {
+        let failed = summary.files.iter().filter(|f| !f.passed()).count();
+        let verdict = if failed == 0 { "passed" } else { "failed" };
+        writeln!(
+            self.out,
+            "\n{verdict}: {} file(s), {} row(s) read as schema {}, {failed} file(s) a reader cannot read correctly",
+            summary.files.len(),
+            summary.rows(),
+            summary.schema_id
+        )
+        .map_err(io_error)
+    }
+}
+
+fn column_line(c: &ColumnReport, width: usize) -> String {
+    let id = format!("({})", c.field_id);
+    let what = match c.status {
+        Status::Resolved => match &c.file_column {
+            Some(file) if file != &c.path => format!("resolved from `{file}`"),
+            _ => "resolved".into(),
+        },
+        Status::Promoted => format!(
+            "promoted {} -> {}{}",
+            c.file_type.as_deref().unwrap_or("?"),
+            c.table_type,
+            match &c.file_column {
+                Some(file) if file != &c.path => format!(", from `{file}`"),
+                _ => String::new(),
+            }
+        ),
+        Status::MissingNull => match &c.detail {
+            Some(d) => format!("not in the file: null ({d})"),
+            None => "not in the file: null".into(),
+        },
+        Status::MissingDefault => format!(
+            "not in the file: {}",
+            c.detail.as_deref().unwrap_or("its initial-default")
+        ),
+        Status::Incompatible => format!(
+            "INCOMPATIBLE as {}: {}{}",
+            c.table_type,
+            c.detail.as_deref().unwrap_or(""),
+            c.row_group
+                .map(|rg| format!(" (a reader fails at row group {rg})"))
+                .unwrap_or_default()
+        ),
+        Status::MissingRequired => format!(
+            "MISSING, but required: {}",
+            c.detail.as_deref().unwrap_or("")
+        ),
+    };
+    format!("  {:<width$} {id:>6}  {what}", c.path)
+}
+
+fn values(values: &[Value]) -> String {
+    let shown: Vec<String> = values.iter().map(Value::to_string).collect();
+    if shown.is_empty() {
+        "no rows".into()
+    } else {
+        format!("{} ...", shown.join(", "))
+    }
+}
+
+impl Sink for Human<'_> {
+    fn resolved(&mut self, report: &FileReport) -> Result<(), String> {
+        let how = match report.ids {
+            IdSource::FieldIds => "matched by field id",
+            IdSource::NameMapping => "no field ids: matched through the table's name mapping",
+            IdSource::None => "no field ids and no name mapping",
+        };
+        let mut text = format!("\n{}: {how}\n", report.path);
+        if let Some(local) = &report.read_from {
+            text.push_str(&format!("  (read from `{local}`)\n"));
+        }
+        if let Some(problem) = &report.problem {
+            text.push_str(&format!("  FAILS: {problem}\n"));
+        }
+        let width = report
+            .columns
+            .iter()
+            .map(|c| c.path.len())
+            .max()
+            .unwrap_or(0);
+        for c in &report.columns {
+            text.push_str(&column_line(c, width));
+            text.push('\n');
+        }
+        for p in &report.pruned {
+            let id = p
+                .field_id
+                .map(|id| format!("field {id}, "))
+                .unwrap_or_default();
+            text.push_str(&format!(
+                "  pruned: `{}` ({id}{} of column chunks never read)\n",
+                p.file_column,
+                bytes(p.chunk_bytes)
+            ));
+        }
+        self.rows_started = false;
+        self.out.write_all(text.as_bytes()).map_err(io_error)
+    }
+
+    fn row(&mut self, row: Value) -> Result<(), String> {
+        if !self.rows_started {
+            self.rows_started = true;
+            writeln!(self.out, "  rows:").map_err(io_error)?;
+        }
+        writeln!(self.out, "    {row}").map_err(io_error)
+    }
+
+    fn finished(&mut self, report: &FileReport) -> Result<(), String> {
+        let mut text = String::new();
+        if report.problem.is_none() {
+            let share = if report.file_bytes == 0 {
+                0.0
+            } else {
+                100.0 * report.bytes_read as f64 / report.file_bytes as f64
+            };
+            text.push_str(&format!(
+                "  read {} rows: {} of {} ({share:.0}%)\n",
+                report.rows,
+                bytes(report.bytes_read),
+                bytes(report.file_bytes),
+            ));
+        }
+        for p in &report.positional {
+            let instead = match &p.by_id {
+                Some(file) => format!("by field id it reads `{file}`"),
+                None => "by field id it reads null".into(),
+            };
+            let line = match (&p.file_column, &p.file_type) {
+                (Some(file), Some(file_type)) => format!(
+                    "  by position, `{}` ({}) would read `{file}` ({file_type}) values: {}; {instead}\n",
+                    p.table_column,
+                    p.table_type,
+                    values(&p.values)
+                ),
+                _ => format!(
+                    "  by position, `{}` would read nothing (the file has only {} column(s)); {instead}\n",
+                    p.table_column, p.position
+                ),
+            };
+            text.push_str(&line);
+        }
+        self.out.write_all(text.as_bytes()).map_err(io_error)
+    }
+}

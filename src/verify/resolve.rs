@@ -1,0 +1,625 @@
+//! Resolution: the table schema against one file's schema, by field id, exactly as an Iceberg
+//! reader projects (spec "Column Projection"): each table field finds the file node with its id at
+//! the same nesting level; a primitive is read as is, or promoted when the spec allows the change
+//! from the file's type; a field the file lacks reads its `initial-default`, or null, and fails the
+//! file when it is required. The result says, per field, what happened (the report) and, per
+//! top-level field, what to read and how to build the table's value from it (the plan), plus the
+//! leaf columns to project and the file columns left out (pruned: never read).
+//!
+//! Pure: no I/O, so every rule here is tested on schemas written as text.
+
+use std::collections::BTreeSet;
+
+use serde_json::Value;
+
+use crate::iceberg::schema::Field;
+use crate::iceberg::types::{FieldId, PrimitiveType, Type, is_allowed_promotion};
+use crate::verify::file_schema::{FileNode, FileSchema, Shape};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    Resolved,
+    Promoted,
+    MissingNull,
+    MissingDefault,
+    Incompatible,
+    MissingRequired,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Resolved => "resolved",
+            Status::Promoted => "promoted",
+            Status::MissingNull => "missing-null",
+            Status::MissingDefault => "missing-default",
+            Status::Incompatible => "incompatible",
+            Status::MissingRequired => "missing-required",
+        }
+    }
+
+    pub fn fails(self) -> bool {
+        matches!(self, Status::Incompatible | Status::MissingRequired)
+    }
+}
+
+/// How one table field (or list element, map key or value) resolved in one file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ColumnReport {
+    pub path: String,
+    pub field_id: FieldId,
+    pub status: Status,
+    pub table_type: String,
+    /// The file column it was read from (its path in the file's own names).
+    pub file_column: Option<String>,
+    /// How the file stores it, when that matters (promoted, incompatible).
+    pub file_type: Option<String>,
+    /// Why it is incompatible, or what the default is.
+    pub detail: Option<String>,
+    /// For an incompatible column: the first row group a reader would fail on.
+    pub row_group: Option<usize>,
+}
+
+/// What to read for a field and how to build the table's value from it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Plan {
+    /// Not read: every row gets the default (`None`: null).
+    Fill(Option<Value>),
+    Read(Read),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Read {
+    /// The file node, as a path of child indices from the root of the file schema.
+    pub node: Vec<usize>,
+    pub kind: ReadKind,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum ReadKind {
+    Primitive,
+    Struct(Vec<Plan>),
+    List(Box<Plan>),
+    Map(Box<Plan>, Box<Plan>),
+}
+
+/// A file column no table field reads.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pruned {
+    pub file_column: String,
+    pub field_id: Option<FieldId>,
+    pub leaves: std::ops::Range<usize>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Resolution {
+    pub columns: Vec<ColumnReport>,
+    /// One per top-level table field, in table order.
+    pub plans: Vec<Plan>,
+    pub leaves: BTreeSet<usize>,
+    pub pruned: Vec<Pruned>,
+}
+
+impl Resolution {
+    pub fn fails(&self) -> bool {
+        self.columns.iter().any(|c| c.status.fails())
+    }
+
+    /// The top-level file column each top-level table field reads (by index), if any.
+    pub fn top_level_sources(&self) -> Vec<Option<usize>> {
+        self.plans
+            .iter()
+            .map(|p| match p {
+                Plan::Read(r) => r.node.first().copied(),
+                Plan::Fill(_) => None,
+            })
+            .collect()
+    }
+}
+
+/// A table type fieldgate cannot read yet.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unsupported(pub String);
+
+pub fn resolve(
+    fields: &[Field],
+    file: &FileSchema,
+    format_version: u8,
+) -> Result<Resolution, Unsupported> {
+    let mut r = Resolver {
+        format_version,
+        columns: Vec::new(),
+        leaves: BTreeSet::new(),
+    };
+    let plans = r.fields(fields, Some((&file.columns, &[])), "", true)?;
+    let pruned = pruned(&file.columns, &[], &r.leaves);
+    Ok(Resolution {
+        columns: r.columns,
+        plans,
+        leaves: r.leaves,
+        pruned,
+    })
+}
+
+struct Resolver {
+    format_version: u8,
+    columns: Vec<ColumnReport>,
+    leaves: BTreeSet<usize>,
+}
+
+type Level<'a> = (&'a [FileNode], &'a [usize]);
+
+fn join(prefix: &str, name: &str) -> String {
+    if prefix.is_empty() {
+        name.to_string()
+    } else {
+        format!("{prefix}.{name}")
+    }
+}
+
+impl Resolver {
+    /// Resolves struct fields against the file nodes of one level (`None`: the parent is missing).
+    fn fields(
+        &mut self,
+        fields: &[Field],
+        level: Option<Level<'_>>,
+        prefix: &str,
+        parent_present: bool,
+    ) -> Result<Vec<Plan>, Unsupported> {
+        fields
+            .iter()
+            .map(|field| {
+                let found = level.and_then(|(nodes, at)| {
+                    nodes
+                        .iter()
+                        .position(|n| n.id == Some(field.id))
+                        .map(|i| (&nodes[i], [at, &[i]].concat()))
+                });
+                self.member(
+                    Member {
+                        id: field.id,
+                        path: join(prefix, &field.name),
+                        required: field.required,
+                        field_type: &field.field_type,
+                        default: field.initial_default.as_ref().filter(|d| !d.is_null()),
+                    },
+                    found,
+                    parent_present,
+                )
+            })
+            .collect()
+    }
+
+    fn member(
+        &mut self,
+        m: Member<'_>,
+        found: Option<(&FileNode, Vec<usize>)>,
+        parent_present: bool,
+    ) -> Result<Plan, Unsupported> {
+        if let Type::Primitive(
+            p @ (PrimitiveType::Variant | PrimitiveType::Geometry(_) | PrimitiveType::Geography(_)),
+        ) = m.field_type
+        {
+            return Err(Unsupported(format!(
+                "`{}` is a {p} column: fieldgate does not read {p} values yet",
+                m.path
+            )));
+        }
+        let unknown = matches!(m.field_type, Type::Primitive(PrimitiveType::Unknown));
+        let Some((node, at)) = found.filter(|_| !unknown) else {
+            return Ok(self.missing(&m, parent_present, unknown));
+        };
+        let mut report = ColumnReport {
+            path: m.path.clone(),
+            field_id: m.id,
+            status: Status::Resolved,
+            table_type: m.field_type.to_string(),
+            file_column: Some(node.path.clone()),
+            file_type: None,
+            detail: None,
+            row_group: None,
+        };
+        let incompatible = |mut report: ColumnReport, why: String| {
+            report.status = Status::Incompatible;
+            report.file_type = Some(node.type_name());
+            report.detail = Some(why);
+            report
+        };
+        match (m.field_type, &node.shape) {
+            (Type::Primitive(table), Shape::Primitive(file)) => {
+                let ok = match &file.iceberg {
+                    Some(f) if f == table => Some(Status::Resolved),
+                    _ if file.int96
+                        && matches!(
+                            table,
+                            PrimitiveType::Timestamp | PrimitiveType::Timestamptz
+                        ) =>
+                    {
+                        Some(Status::Resolved)
+                    }
+                    Some(f) if is_allowed_promotion(f, table, self.format_version) => {
+                        Some(Status::Promoted)
+                    }
+                    _ => None,
+                };
+                match ok {
+                    Some(status) => {
+                        report.status = status;
+                        if status == Status::Promoted {
+                            report.file_type = Some(node.type_name());
+                        }
+                        self.columns.push(report);
+                        self.leaves.extend(node.leaves.clone());
+                        Ok(Plan::Read(Read {
+                            node: at,
+                            kind: ReadKind::Primitive,
+                        }))
+                    }
+                    None => {
+                        let why = match &file.iceberg {
+                            Some(f) => format!(
+                                "the file stores {f} ({}); {f} -> {table} is not a type promotion Iceberg allows",
+                                file.label
+                            ),
+                            None => format!(
+                                "the file stores {}, which holds no Iceberg type",
+                                file.label
+                            ),
+                        };
+                        self.columns.push(incompatible(report, why));
+                        Ok(Plan::Fill(None))
+                    }
+                }
+            }
+            (Type::Struct(s), Shape::Struct(children)) => {
+                self.columns.push(report);
+                let plans = self.fields(&s.fields, Some((children, &at)), &m.path, true)?;
+                self.keep_one_leaf(node);
+                Ok(Plan::Read(Read {
+                    node: at,
+                    kind: ReadKind::Struct(plans),
+                }))
+            }
+            (Type::List(l), Shape::List(element)) if same_id(element, l.element_id) => {
+                self.columns.push(report);
+                let element_plan = self.member(
+                    Member {
+                        id: l.element_id,
+                        path: join(&m.path, "element"),
+                        required: l.element_required,
+                        field_type: &l.element,
+                        default: None,
+                    },
+                    Some((element, [at.as_slice(), &[0]].concat())),
+                    true,
+                )?;
+                self.keep_one_leaf(node);
+                Ok(Plan::Read(Read {
+                    node: at,
+                    kind: ReadKind::List(Box::new(element_plan)),
+                }))
+            }
+            (Type::Map(map), Shape::Map(key, value))
+                if same_id(key, map.key_id) && same_id(value, map.value_id) =>
+            {
+                self.columns.push(report);
+                let key_plan = self.member(
+                    Member {
+                        id: map.key_id,
+                        path: join(&m.path, "key"),
+                        required: true,
+                        field_type: &map.key,
+                        default: None,
+                    },
+                    Some((key, [at.as_slice(), &[0]].concat())),
+                    true,
+                )?;
+                let value_plan = self.member(
+                    Member {
+                        id: map.value_id,
+                        path: join(&m.path, "value"),
+                        required: map.value_required,
+                        field_type: &map.value,
+                        default: None,
+                    },
+                    Some((value, [at.as_slice(), &[1]].concat())),
+                    true,
+                )?;
+                // The Parquet reader drops a map unless both its key and value are projected.
+                self.keep_one_leaf(key);
+                self.keep_one_leaf(value);
+                Ok(Plan::Read(Read {
+                    node: at,
+                    kind: ReadKind::Map(Box::new(key_plan), Box::new(value_plan)),
+                }))
+            }
+            _ => {
+                let why = format!(
+                    "the file stores {}, the table a {}",
+                    node.describe(),
+                    m.field_type
+                );
+                self.columns.push(incompatible(report, why));
+                Ok(Plan::Fill(None))
+            }
+        }
+    }
+
+    /// A present struct, list or map must have at least one leaf read, or its nulls and lengths
+    /// are unknown: when every child is missing, the first leaf is read.
+    fn keep_one_leaf(&mut self, node: &FileNode) {
+        if self.leaves.range(node.leaves.clone()).next().is_none() && !node.leaves.is_empty() {
+            self.leaves.insert(node.leaves.start);
+        }
+    }
+
+    fn missing(&mut self, m: &Member<'_>, parent_present: bool, unknown: bool) -> Plan {
+        let (status, detail) = match m.default {
+            Some(default) => (
+                Status::MissingDefault,
+                Some(format!("initial-default {default}")),
+            ),
+            None if m.required && parent_present && !unknown => (
+                Status::MissingRequired,
+                Some("a required field with no initial-default: no reader can fill it".into()),
+            ),
+            None if unknown => (
+                Status::MissingNull,
+                Some("unknown columns always read as null".into()),
+            ),
+            None => (Status::MissingNull, None),
+        };
+        self.columns.push(ColumnReport {
+            path: m.path.clone(),
+            field_id: m.id,
+            status,
+            table_type: m.field_type.to_string(),
+            file_column: None,
+            file_type: None,
+            detail,
+            row_group: None,
+        });
+        // Nested members of a missing field are missing too (null, as their parent is).
+        let mut nested = |id, path: String, required, field_type: &Type| {
+            self.missing(
+                &Member {
+                    id,
+                    path,
+                    required,
+                    field_type,
+                    default: None,
+                },
+                false,
+                false,
+            );
+        };
+        match m.field_type {
+            Type::Primitive(_) => {}
+            Type::Struct(s) => {
+                for f in &s.fields {
+                    nested(f.id, join(&m.path, &f.name), f.required, &f.field_type);
+                }
+            }
+            Type::List(l) => nested(l.element_id, join(&m.path, "element"), true, &l.element),
+            Type::Map(map) => {
+                nested(map.key_id, join(&m.path, "key"), true, &map.key);
+                nested(map.value_id, join(&m.path, "value"), true, &map.value);
+            }
+        }
+        Plan::Fill(m.default.cloned())
+    }
+}
+
+struct Member<'a> {
+    id: FieldId,
+    path: String,
+    required: bool,
+    field_type: &'a Type,
+    default: Option<&'a Value>,
+}
+
+/// List and map members match structurally; a differing id in the file means another field.
+fn same_id(node: &FileNode, id: FieldId) -> bool {
+    node.id.is_none_or(|n| n == id)
+}
+
+/// The highest file nodes none of whose leaves are read.
+fn pruned(nodes: &[FileNode], _at: &[usize], leaves: &BTreeSet<usize>) -> Vec<Pruned> {
+    let mut out = Vec::new();
+    for node in nodes {
+        if node.leaves.is_empty() {
+            continue;
+        }
+        if leaves.range(node.leaves.clone()).next().is_none() {
+            out.push(Pruned {
+                file_column: node.path.clone(),
+                field_id: node.id,
+                leaves: node.leaves.clone(),
+            });
+            continue;
+        }
+        let children: Vec<FileNode> = match &node.shape {
+            Shape::Struct(c) => c.clone(),
+            Shape::List(e) => vec![(**e).clone()],
+            Shape::Map(k, v) => vec![(**k).clone(), (**v).clone()],
+            Shape::Primitive(_) | Shape::Other(_) => Vec::new(),
+        };
+        out.extend(pruned(&children, &[], leaves));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::iceberg::codec::schema_from_json;
+    use crate::iceberg::schema::Schema;
+    use parquet::schema::parser::parse_message_type;
+    use parquet::schema::types::SchemaDescriptor;
+    use std::sync::Arc;
+
+    fn table(json: &str) -> Schema {
+        let root = crate::json::parse(json).unwrap();
+        schema_from_json(&root, 0).unwrap()
+    }
+
+    fn file(text: &str) -> FileSchema {
+        let t = parse_message_type(text).unwrap();
+        FileSchema::from_parquet(&SchemaDescriptor::new(Arc::new(t)), None)
+    }
+
+    fn statuses(r: &Resolution) -> Vec<(String, &'static str)> {
+        r.columns
+            .iter()
+            .map(|c| (c.path.clone(), c.status.as_str()))
+            .collect()
+    }
+
+    const TABLE: &str = r#"{"type":"struct","schema-id":3,"fields":[
+        {"id":1,"name":"id","required":true,"type":"long"},
+        {"id":2,"name":"mobile","required":false,"type":"string"},
+        {"id":4,"name":"vip_level","required":false,"type":"int"},
+        {"id":5,"name":"total","required":false,"type":"long"},
+        {"id":6,"name":"amount","required":false,"type":"decimal(12, 2)"},
+        {"id":7,"name":"point","required":false,"type":{"type":"struct","fields":[
+            {"id":8,"name":"x","required":false,"type":"double"},
+            {"id":9,"name":"z","required":false,"type":"double"}]}}]}"#;
+
+    #[test]
+    fn resolves_by_id_promotes_fills_and_prunes() {
+        let f = file(
+            "message m {
+               required int64 id = 1;
+               optional binary phone (STRING) = 2;
+               optional binary dropped (STRING) = 3;
+               optional int32 total = 5;
+               optional int32 amount (DECIMAL(9,2)) = 6;
+               optional group point = 7 { optional double x = 8; optional double y = 10; }
+             }",
+        );
+        let r = resolve(&table(TABLE).fields, &f, 2).unwrap();
+        assert_eq!(
+            statuses(&r),
+            [
+                ("id".into(), "resolved"),
+                ("mobile".into(), "resolved"),
+                ("vip_level".into(), "missing-null"),
+                ("total".into(), "promoted"),
+                ("amount".into(), "promoted"),
+                ("point".into(), "resolved"),
+                ("point.x".into(), "resolved"),
+                ("point.z".into(), "missing-null"),
+            ]
+        );
+        assert_eq!(r.columns[1].file_column.as_deref(), Some("phone"));
+        assert_eq!(r.leaves, BTreeSet::from([0, 1, 3, 4, 5]));
+        let pruned: Vec<_> = r.pruned.iter().map(|p| p.file_column.as_str()).collect();
+        assert_eq!(pruned, ["dropped", "point.y"]);
+        assert_eq!(
+            r.top_level_sources(),
+            [Some(0), Some(1), None, Some(3), Some(4), Some(5)]
+        );
+        assert!(!r.fails());
+    }
+
+    #[test]
+    fn narrowing_other_types_and_missing_required_fail() {
+        let f = file(
+            "message m {
+               optional binary total (STRING) = 5;
+               optional int64 amount (DECIMAL(14,2)) = 6;
+               optional int32 point = 7;
+             }",
+        );
+        let r = resolve(&table(TABLE).fields, &f, 2).unwrap();
+        let st = statuses(&r);
+        assert_eq!(st[0], ("id".into(), "missing-required"));
+        assert_eq!(st[3], ("total".into(), "incompatible"));
+        assert_eq!(st[4], ("amount".into(), "incompatible"));
+        assert_eq!(st[5], ("point".into(), "incompatible"));
+        assert!(r.fails());
+        assert_eq!(
+            r.columns[4].detail.as_deref(),
+            Some(
+                "the file stores decimal(14, 2) (INT64 (DECIMAL(14,2))); decimal(14, 2) -> decimal(12, 2) is not a type promotion Iceberg allows"
+            )
+        );
+    }
+
+    #[test]
+    fn decimal_widening_over_every_physical_encoding() {
+        for physical in [
+            "int32 amount (DECIMAL(9,2))",
+            "int64 amount (DECIMAL(10,2))",
+            "fixed_len_byte_array(5) amount (DECIMAL(9,2))",
+            "binary amount (DECIMAL(9,2))",
+        ] {
+            let f = file(&format!(
+                "message m {{ required int64 id = 1; optional {physical} = 6; }}"
+            ));
+            let r = resolve(&table(TABLE).fields, &f, 2).unwrap();
+            assert_eq!(r.columns[4].status, Status::Promoted, "{physical}");
+        }
+        let f = file("message m { optional int32 amount (DECIMAL(9,3)) = 6; }");
+        let r = resolve(&table(TABLE).fields, &f, 2).unwrap();
+        assert_eq!(r.columns[4].status, Status::Incompatible, "scale change");
+    }
+
+    #[test]
+    fn defaults_unknown_and_nested_lists_and_maps() {
+        let t = table(
+            r#"{"type":"struct","schema-id":0,"fields":[
+            {"id":1,"name":"id","required":true,"type":"long","initial-default":7},
+            {"id":2,"name":"u","required":false,"type":"unknown"},
+            {"id":3,"name":"pts","required":false,"type":{"type":"list","element-id":4,"element-required":false,
+              "element":{"type":"struct","fields":[{"id":5,"name":"x","required":false,"type":"long"}]}}},
+            {"id":6,"name":"m","required":false,"type":{"type":"map","key-id":7,"key":"string","value-id":8,
+              "value-required":false,"value":"long"}}]}"#,
+        );
+        let f = file(
+            "message m {
+               optional int32 u = 2;
+               optional group pts (LIST) = 3 { repeated group list { optional group element = 4 { optional int32 x = 5; optional int32 y = 9; } } }
+               optional group m (MAP) = 6 { repeated group key_value { required binary key (STRING) = 7; optional int32 value = 8; } }
+             }",
+        );
+        let r = resolve(&t.fields, &f, 3).unwrap();
+        assert_eq!(
+            statuses(&r),
+            [
+                ("id".into(), "missing-default"),
+                ("u".into(), "missing-null"),
+                ("pts".into(), "resolved"),
+                ("pts.element".into(), "resolved"),
+                ("pts.element.x".into(), "promoted"),
+                ("m".into(), "resolved"),
+                ("m.key".into(), "resolved"),
+                ("m.value".into(), "promoted"),
+            ]
+        );
+        assert_eq!(r.plans[0], Plan::Fill(Some(serde_json::json!(7))));
+        let pruned: Vec<_> = r.pruned.iter().map(|p| p.file_column.as_str()).collect();
+        assert_eq!(pruned, ["u", "pts.element.y"]);
+    }
+
+    #[test]
+    fn a_struct_whose_children_are_all_missing_still_reads_one_leaf() {
+        let t = table(
+            r#"{"type":"struct","schema-id":0,"fields":[
+            {"id":1,"name":"s","required":false,"type":{"type":"struct","fields":[
+              {"id":3,"name":"new","required":false,"type":"int"}]}}]}"#,
+        );
+        let f = file("message m { optional group s = 1 { optional int32 old = 2; } }");
+        let r = resolve(&t.fields, &f, 2).unwrap();
+        assert_eq!(r.leaves, BTreeSet::from([0]));
+    }
+
+    #[test]
+    fn variant_columns_are_refused_not_guessed() {
+        let t = table(
+            r#"{"type":"struct","schema-id":0,"fields":[{"id":1,"name":"v","required":false,"type":"variant"}]}"#,
+        );
+        let f = file("message m { optional binary v = 1; }");
+        assert!(resolve(&t.fields, &f, 3).is_err());
+    }
+}

@@ -1,0 +1,151 @@
+//! Hostile and broken input: each gives a clear located error (exit 2) or a correct verdict,
+//! never a panic, a hang or a stack overflow.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+fn events() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/tables/events/metadata/v9.metadata.json")
+}
+
+fn run(dir: &Path, args: &[&str]) -> Output {
+    let started = Instant::now();
+    let output = Command::new(env!("CARGO_BIN_EXE_fieldgate"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(60),
+        "{args:?} took {:?}",
+        started.elapsed()
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        !stderr.contains("panicked") && !stderr.contains("overflow"),
+        "{args:?} crashed: {stderr}"
+    );
+    output
+}
+
+fn lint_sql(sql: &[u8]) -> Output {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("m.sql"), sql).unwrap();
+    run(
+        dir.path(),
+        &["lint", "m.sql", "--metadata", events().to_str().unwrap()],
+    )
+}
+
+fn lint_metadata(metadata: &[u8]) -> Output {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(
+        dir.path().join("m.sql"),
+        "ALTER TABLE db.events ADD COLUMN x int;",
+    )
+    .unwrap();
+    fs::write(dir.path().join("t.metadata.json"), metadata).unwrap();
+    run(
+        dir.path(),
+        &["lint", "m.sql", "--metadata", "t.metadata.json"],
+    )
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+#[test]
+fn ten_thousand_levels_of_nested_sql_types_are_a_located_error() {
+    let depth = 10_000;
+    let sql = format!(
+        "ALTER TABLE db.events ADD COLUMN deep {}int{};",
+        "array<".repeat(depth),
+        ">".repeat(depth)
+    );
+    let output = lint_sql(sql.as_bytes());
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(stderr(&output).contains("m.sql:1:"), "{}", stderr(&output));
+}
+
+#[test]
+fn ten_thousand_levels_of_nested_json_are_a_located_error() {
+    let depth = 10_000;
+    let text = format!(
+        "{{\"format-version\": 2, \"x\": {}1{}}}",
+        "[".repeat(depth),
+        "]".repeat(depth)
+    );
+    let output = lint_metadata(text.as_bytes());
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("t.metadata.json:1:"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn a_megabyte_identifier_gets_a_verdict() {
+    let name = "x".repeat(1 << 20);
+    let output = lint_sql(format!("ALTER TABLE db.events DROP COLUMN {name};").as_bytes());
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+}
+
+#[test]
+fn nul_bytes_are_a_located_error() {
+    let output = lint_sql(b"ALTER TABLE db.events ADD COLUMN a\0b int;");
+    assert_eq!(
+        output.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+    assert!(stderr(&output).contains("m.sql:1:"), "{}", stderr(&output));
+}
+
+#[test]
+fn truncated_metadata_is_a_located_error_at_every_length() {
+    let text = fs::read(events()).unwrap();
+    for cut in [0, 1, 100, text.len() / 2, text.len() - 1] {
+        let output = lint_metadata(&text[..cut]);
+        assert_eq!(output.status.code(), Some(2), "cut at {cut}");
+        assert!(
+            stderr(&output).contains("t.metadata.json"),
+            "cut at {cut}: {}",
+            stderr(&output)
+        );
+    }
+}
+
+#[test]
+fn field_ids_out_of_range_are_refused() {
+    let text = fs::read_to_string(events()).unwrap();
+    for bad in ["\"id\":2147483648,", "\"id\":-3,", "\"id\":1e3,"] {
+        let broken = text.replacen("\"id\":1,", bad, 1);
+        let output = lint_metadata(broken.as_bytes());
+        assert_eq!(output.status.code(), Some(2), "{bad}");
+    }
+}
+
+#[test]
+fn duplicate_json_keys_are_refused() {
+    let text = fs::read_to_string(events()).unwrap();
+    let broken = text.replacen("{\"location\":", "{\"location\":\"a\",\"location\":", 1);
+    let output = lint_metadata(broken.as_bytes());
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("duplicate"), "{}", stderr(&output));
+}
+
+#[test]
+fn a_migration_of_many_statements_gets_a_verdict() {
+    let sql: String = (0..2_000)
+        .map(|i| format!("ALTER TABLE db.events ADD COLUMN c{i} int COMMENT 'n';\n"))
+        .collect();
+    let output = lint_sql(sql.as_bytes());
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+}

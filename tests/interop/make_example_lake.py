@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""Generate examples/lake: the seed article's two tables, written by the real pyiceberg writer.
+
+`lake_prod.dim_users` (id, phone, amount, and a `status` column holding the user review state that
+was dropped later) and `lake_prod.fact_orders` (partitioned by region, with an INT `total_units`
+and a `legacy_discount_code` nobody reads). The metadata history of each table is copied out in
+the Hadoop layout (metadata/vN.metadata.json + version-hint.text) and its Parquet data files into
+data/<table>/, so fieldgate can be run on them from the repository. The migrations next to them
+are hand-written SQL; only metadata and data come from here.
+
+    .venv/bin/python tests/interop/make_example_lake.py --out examples/lake
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import tempfile
+from decimal import Decimal
+from pathlib import Path
+
+from make_fixtures import append, metadata_sequence, numbered, opt, read_bytes, ts
+from pyiceberg.catalog.sql import SqlCatalog
+from pyiceberg.partitioning import PartitionField, PartitionSpec
+from pyiceberg.schema import Schema
+from pyiceberg.table import Table
+from pyiceberg.table.sorting import SortField, SortOrder
+from pyiceberg.transforms import BucketTransform, IdentityTransform
+from pyiceberg.types import DecimalType, IntegerType, LongType, NestedField, StringType, TimestamptzType
+
+NAMESPACE = "lake_prod"
+PROPERTIES = {"owner": "data-platform", "format-version": "2"}
+
+
+def build_dim_users(catalog: SqlCatalog) -> Table:
+    schema = Schema(
+        *numbered(
+            NestedField(0, "id", LongType(), required=True, doc="user id"),
+            opt("phone", StringType(), "E.164 phone number"),
+            opt("amount", DecimalType(10, 2), "lifetime spend"),
+            opt("status", StringType(), "user review state"),
+        ),
+        identifier_field_ids=[1],
+    )
+    table = catalog.create_table(
+        f"{NAMESPACE}.dim_users",
+        schema,
+        partition_spec=PartitionSpec(PartitionField(1, 1000, BucketTransform(8), "id_bucket")),
+        properties=PROPERTIES,
+    )
+    append(table, [
+        {"id": 1, "phone": "13800000000", "amount": Decimal("120.50"), "status": "approved"},
+        {"id": 2, "phone": "13900000001", "amount": Decimal("8.00"), "status": "pending"},
+    ])
+    # The review workflow was retired: `status` (user review state) is dropped, its id sealed.
+    with table.update_schema() as update:
+        update.delete_column("status")
+    append(table, [{"id": 3, "phone": "13700000002", "amount": Decimal("42.10")}])
+    return table
+
+
+def build_fact_orders(catalog: SqlCatalog) -> Table:
+    schema = Schema(
+        *numbered(
+            NestedField(0, "order_id", LongType(), required=True),
+            opt("order_ts", TimestamptzType()),
+            opt("region", StringType(), "sales region"),
+            opt("customer_id", LongType()),
+            opt("total_units", IntegerType()),
+            opt("legacy_discount_code", StringType(), "deprecated: no reader since 2025"),
+        ),
+        identifier_field_ids=[1],
+    )
+    table = catalog.create_table(
+        f"{NAMESPACE}.fact_orders",
+        schema,
+        partition_spec=PartitionSpec(PartitionField(3, 1000, IdentityTransform(), "region")),
+        sort_order=SortOrder(SortField(source_id=2)),
+        properties=PROPERTIES,
+    )
+    append(table, [
+        {"order_id": 10, "order_ts": ts(1), "region": "eu", "customer_id": 1, "total_units": 3,
+         "legacy_discount_code": "SPRING"},
+        {"order_id": 11, "order_ts": ts(2), "region": "apac", "customer_id": 2, "total_units": 7,
+         "legacy_discount_code": None},
+    ])
+    return table
+
+
+def write_table_directory(table: Table, directory: Path) -> None:
+    """The table's whole metadata history in the Hadoop layout, file bytes as pyiceberg wrote them."""
+    metadata = directory / "metadata"
+    metadata.mkdir(parents=True)
+    sequence = metadata_sequence(table)
+    for version, location in enumerate(sequence, start=1):
+        (metadata / f"v{version}.metadata.json").write_bytes(read_bytes(table, location))
+    (metadata / "version-hint.text").write_text(str(len(sequence)))
+
+
+def copy_data_files(table: Table, name: str, out: Path) -> None:
+    target = out / "data" / name
+    target.mkdir(parents=True, exist_ok=True)
+    for task in table.scan().plan_files():
+        source = Path(task.file.file_path.removeprefix("file://"))
+        shutil.copyfile(source, target / source.name)
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", required=True, type=Path)
+    out: Path = parser.parse_args(argv).out.resolve()
+    for sub in ("warehouse", "data"):
+        shutil.rmtree(out / sub, ignore_errors=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        warehouse = Path(tmp)
+        catalog = SqlCatalog("example", uri=f"sqlite:///{warehouse}/catalog.db", warehouse=f"file://{warehouse}")
+        catalog.create_namespace(NAMESPACE)
+        for name, build in {"dim_users": build_dim_users, "fact_orders": build_fact_orders}.items():
+            table = build(catalog)
+            write_table_directory(table, out / "warehouse" / NAMESPACE / name)
+            copy_data_files(table, name, out)
+    print(f"wrote examples to {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
