@@ -473,3 +473,45 @@ fn a_described_table_written_as_metadata_reads_back_as_the_same_table() {
     assert_eq!(report["changes"], Value::Array(Vec::new()));
     assert_eq!(report["diagnostics"], Value::Array(Vec::new()));
 }
+
+#[test]
+fn the_lake_example_as_a_schema_file_gets_the_migrations_ids() {
+    let table = "examples/lake/warehouse/lake_prod/dim_users";
+    let sql = json(&fieldgate(
+        &[
+            "lint",
+            "examples/lake/migrations/dim_users/0001_add_vip_level.sql",
+            "examples/lake/migrations/dim_users/0002_rename_phone.sql",
+            "--metadata",
+            table,
+            "--format",
+            "json",
+        ],
+        &repo(),
+    ));
+    let yaml = json(&fieldgate(
+        &[
+            "lint",
+            "examples/lake/schemas/dim_users.yaml",
+            "--metadata",
+            table,
+            "--format",
+            "json",
+        ],
+        &repo(),
+    ));
+    assert_eq!(yaml["passed"], true, "{yaml}");
+    assert_eq!(yaml["tables"][0]["assigned"], sql["tables"][0]["assigned"]);
+    // (Two statements list the add first; one update lists renames before adds.)
+    let kinds = |report: &Value| -> Vec<(String, String)> {
+        let mut kinds: Vec<(String, String)> = report["changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| (c["kind"].to_string(), c["path"].to_string()))
+            .collect();
+        kinds.sort();
+        kinds
+    };
+    assert_eq!(kinds(&yaml), kinds(&sql));
+}

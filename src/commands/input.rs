@@ -343,3 +343,68 @@ pub fn load_table(path: &Path) -> Result<LoadedTable, Failure> {
         description: None,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn proposals_are_told_apart_by_name_then_by_content() {
+        let metadata = r#"{"format-version": 2, "schemas": [], "location": "x"}"#;
+        let schema = r#"{"table": "t", "fields": []}"#;
+        assert_eq!(FileKind::of("m/0001.SQL", ""), Some(FileKind::Ddl));
+        assert_eq!(
+            FileKind::of("v3.metadata.json", schema),
+            Some(FileKind::Metadata)
+        );
+        assert_eq!(
+            FileKind::of("users.yml", metadata),
+            Some(FileKind::SchemaFile(Format::Yaml))
+        );
+        assert_eq!(
+            FileKind::of("tables/users/metadata.json", metadata),
+            Some(FileKind::Metadata)
+        );
+        assert_eq!(
+            FileKind::of("schemas/users.json", schema),
+            Some(FileKind::SchemaFile(Format::Json))
+        );
+        // Broken JSON is read as a schema file, whose reader then points at the error.
+        assert_eq!(
+            FileKind::of("x.json", "{"),
+            Some(FileKind::SchemaFile(Format::Json))
+        );
+        assert_eq!(FileKind::of("notes.txt", ""), None);
+    }
+
+    #[test]
+    fn a_schema_file_is_diffed_against_the_table_it_is_given() {
+        let base = SchemaFile::parse_yaml("table: t\nfields:\n  - {id: 1, name: a, type: int}\n")
+            .and_then(|f| f.to_table_metadata())
+            .unwrap()
+            .metadata;
+        let source = Arc::new(SourceFile {
+            name: "t.yaml".into(),
+            text: "table: t\nfields:\n  - {id: 1, name: a, type: long}\n  - {name: b, type: int}\n"
+                .into(),
+        });
+        let Ok(Proposal::SchemaFile(file)) =
+            parse_proposal(source.clone(), Dialect::Spark, Some(&base))
+        else {
+            panic!("a schema-file proposal")
+        };
+        let Some(Statement {
+            kind: StatementKind::Alter(changes),
+            ..
+        }) = &file.statement
+        else {
+            panic!("one alter statement")
+        };
+        assert_eq!(changes.len(), 2);
+        // Without a table the file describes a new one: no statement to apply.
+        let Ok(Proposal::SchemaFile(file)) = parse_proposal(source, Dialect::Spark, None) else {
+            panic!("a schema-file proposal")
+        };
+        assert!(file.statement.is_none());
+    }
+}
