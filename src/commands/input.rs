@@ -177,28 +177,45 @@ pub struct ReadProposal {
     pub schema_after: Option<Schema>,
 }
 
-/// Reads proposal files in order. Each is parsed against the table as the proposals before it
-/// left it, so a schema file after a migration is diffed against the migrated table. Every
-/// file's errors are collected before failing.
+/// Reads proposal files in order (see [`parse_in_order`]).
 pub fn read_proposals(
     files: &[impl AsRef<Path>],
     dialect: Dialect,
     base: Option<&TableMetadata>,
 ) -> Result<Vec<ReadProposal>, Failure> {
+    let sources = files
+        .iter()
+        .map(|f| read_source(f.as_ref()))
+        .collect::<Result<Vec<_>, _>>()?;
+    let parsed = parse_in_order(sources, dialect, base)?;
+    Ok(files
+        .iter()
+        .zip(parsed)
+        .map(|(file, (proposal, schema_after))| ReadProposal {
+            path: file.as_ref().to_path_buf(),
+            proposal,
+            schema_after,
+        })
+        .collect())
+}
+
+/// Parses proposals in order, each against the table as the proposals before it left it, so a
+/// schema file after a migration is diffed against the migrated table; with each, the table's
+/// current schema right after it (for writing a schema file's ids back). Every source's errors
+/// are collected before failing. For texts that are not files (a git blob), as `check` reads them.
+pub fn parse_in_order(
+    sources: impl IntoIterator<Item = Source>,
+    dialect: Dialect,
+    base: Option<&TableMetadata>,
+) -> Result<Vec<(Proposal, Option<Schema>)>, Failure> {
     let mut state = base.cloned();
     let mut out = Vec::new();
     let mut errors = Vec::new();
-    for file in files {
-        let path = file.as_ref();
-        let source = read_source(path)?;
+    for source in sources {
         match parse_proposal(source, dialect, state.as_ref()) {
             Ok(proposal) => {
                 state = state_after(state, &proposal);
-                out.push(ReadProposal {
-                    path: path.to_path_buf(),
-                    schema_after: state.as_ref().map(|s| s.current_schema().clone()),
-                    proposal,
-                });
+                out.push((proposal, state.as_ref().map(|s| s.current_schema().clone())));
             }
             Err(Failure::Located(mut located)) => errors.append(&mut located),
             Err(message) => return Err(message),
