@@ -11,7 +11,7 @@ use crate::proposal::{MetadataProposal, Note, Proposal};
 use crate::rules::catalogue::catalogue;
 use crate::rules::context::Anchors;
 use crate::rules::{self, Compatibility, Context, History, Mapping};
-use crate::suppress::{self, Suppressed};
+use crate::suppress::{self, Suppressed, Suppression};
 
 /// How one table is judged: reader model, compatibility mode and rule severities.
 #[derive(Debug, Clone, Default)]
@@ -61,18 +61,32 @@ pub fn judge_table(
     settings: &Settings,
     today: &str,
 ) -> Judged {
-    judge_changes(table, base, statements, &[], &[], settings, today)
+    judge_changes(
+        table,
+        base,
+        statements,
+        &FrontEnd::default(),
+        settings,
+        today,
+    )
 }
 
-/// [`judge_table`] with what a front-end found besides its statements: `problems` fail the
-/// proposal like changes Iceberg cannot apply (and keep `apply` from writing), `notes` are added
-/// to the help of every finding about the fields they name.
+/// What a front-end found besides its statements: `problems` fail the proposal like changes
+/// Iceberg cannot apply (and keep `apply` from writing), `notes` are added to the help of every
+/// finding about the fields they name, `suppressions` silence findings like SQL comments do.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct FrontEnd<'a> {
+    pub problems: &'a [Problem],
+    pub notes: &'a [Note],
+    pub suppressions: &'a [Suppression],
+}
+
+/// [`judge_table`] with what a front-end found besides its statements.
 pub fn judge_changes(
     table: &str,
     base: &TableMetadata,
     statements: &[&Statement],
-    problems: &[Problem],
-    notes: &[Note],
+    front_end: &FrontEnd<'_>,
     settings: &Settings,
     today: &str,
 ) -> Judged {
@@ -85,13 +99,15 @@ pub fn judge_changes(
         .collect();
     let mut evolution = evolve(base, change_lists);
     // The front-end's problems are about the proposal as written: they come first.
-    evolution.problems.splice(0..0, problems.iter().cloned());
+    evolution
+        .problems
+        .splice(0..0, front_end.problems.iter().cloned());
     conclude(
         table,
         base,
         evolution,
         statements,
-        notes,
+        front_end,
         &Anchors::default(),
         settings,
         today,
@@ -118,7 +134,7 @@ pub fn judge_metadata(
         base,
         evolution,
         &[],
-        &[],
+        &FrontEnd::default(),
         &proposal.anchors,
         settings,
         today,
@@ -141,6 +157,7 @@ pub fn judge_proposals(
     let mut statements = Vec::new();
     let mut problems = Vec::new();
     let mut notes = Vec::new();
+    let mut suppressions = Vec::new();
     for proposal in proposals {
         match proposal {
             Proposal::Ddl(_) => statements.extend(proposal.statements()),
@@ -148,6 +165,7 @@ pub fn judge_proposals(
                 statements.extend(proposal.statements());
                 problems.extend(file.problems.iter().cloned());
                 notes.extend(file.notes.iter().cloned());
+                suppressions.extend(file.suppressions.iter().cloned());
             }
             Proposal::Metadata(metadata) => problems.push(Problem {
                 kind: ProblemKind::InvalidChange,
@@ -163,7 +181,12 @@ pub fn judge_proposals(
             }),
         }
     }
-    judge_changes(table, base, &statements, &problems, &notes, settings, today)
+    let front_end = FrontEnd {
+        problems: &problems,
+        notes: &notes,
+        suppressions: &suppressions,
+    };
+    judge_changes(table, base, &statements, &front_end, settings, today)
 }
 
 /// Findings from the problems, the rules and the notes, then suppressions.
@@ -173,7 +196,7 @@ fn conclude(
     base: &TableMetadata,
     evolution: Evolution,
     statements: &[&Statement],
-    notes: &[Note],
+    front_end: &FrontEnd<'_>,
     anchors: &Anchors,
     settings: &Settings,
     today: &str,
@@ -200,8 +223,9 @@ fn conclude(
         anchors,
     };
     findings.extend(rules::run(&cx, &|rule| settings.severity(rule)));
-    annotate(&mut findings, notes);
-    let suppressions = suppress::find(statements);
+    annotate(&mut findings, front_end.notes);
+    let mut suppressions = suppress::find(statements);
+    suppressions.extend(front_end.suppressions.iter().cloned());
     let severity = settings.severity("suppression");
     let (findings, suppressed) = suppress::apply(findings, &suppressions, today, table, severity);
     Judged {

@@ -13,6 +13,7 @@ use crate::evolve::{Applied, Assigned, Problem};
 use crate::frontend::schema_file::{Format, SchemaFile};
 use crate::iceberg::metadata::TableMetadata;
 pub use crate::rules::context::Anchors;
+use crate::suppress::Suppression;
 
 /// One proposal file, read.
 #[derive(Debug, Clone)]
@@ -57,6 +58,8 @@ pub struct FileProposal {
     /// Iceberg cannot apply.
     pub problems: Vec<Problem>,
     pub notes: Vec<Note>,
+    /// `# fieldgate: allow <rule> -- <reason>` comments above the file's field entries.
+    pub suppressions: Vec<Suppression>,
 }
 
 /// A remark a front-end attaches to every finding about one of `paths` (the dotted field paths

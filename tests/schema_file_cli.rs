@@ -514,4 +514,20 @@ fn the_lake_example_as_a_schema_file_gets_the_migrations_ids() {
         kinds
     };
     assert_eq!(kinds(&yaml), kinds(&sql));
+    // The same judgement: the rename is suppressed with the same reason, nothing else stands
+    // but the reader-cache note.
+    let rules = |report: &Value, key: &str| -> Vec<String> {
+        report[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["rule"].to_string())
+            .collect()
+    };
+    assert_eq!(rules(&yaml, "diagnostics"), rules(&sql, "diagnostics"));
+    assert_eq!(rules(&yaml, "suppressed"), rules(&sql, "suppressed"));
+    assert_eq!(
+        yaml["suppressed"][0]["reason"],
+        sql["suppressed"][0]["reason"]
+    );
 }

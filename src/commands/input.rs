@@ -136,12 +136,17 @@ pub fn parse_proposal(
         FileKind::SchemaFile(format) => {
             let file = SchemaFile::parse(&source.text, format)
                 .map_err(|e| schema_file_failure(&source, e))?;
-            let (statement, problems, notes) = match base {
+            let (statement, problems, notes, suppressions) = match base {
                 Some(base) => {
                     let diff = file.diff(&source, base);
-                    (Some(diff.statement), diff.problems, diff.notes)
+                    (
+                        Some(diff.statement),
+                        diff.problems,
+                        diff.notes,
+                        diff.suppressions,
+                    )
                 }
-                None => (None, Vec::new(), Vec::new()),
+                None => (None, Vec::new(), Vec::new(), Vec::new()),
             };
             Ok(Proposal::SchemaFile(FileProposal {
                 file,
@@ -150,6 +155,7 @@ pub fn parse_proposal(
                 statement,
                 problems,
                 notes,
+                suppressions,
             }))
         }
         FileKind::Metadata => {

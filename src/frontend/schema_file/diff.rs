@@ -32,6 +32,7 @@ use crate::iceberg::metadata::TableMetadata;
 use crate::iceberg::schema::{Field, FieldInfo, MemberKind};
 use crate::iceberg::types::{FieldId, ListType, MapType, StructType, Type};
 use crate::proposal::Note;
+use crate::suppress::{Suppression, find_above};
 
 use super::read::column_segments;
 use super::{FileField, FileType, SchemaFile};
@@ -42,6 +43,8 @@ pub struct SchemaDiff {
     pub statement: Statement,
     pub problems: Vec<Problem>,
     pub notes: Vec<Note>,
+    /// `# fieldgate: allow <rule> -- <reason>` comments above field entries, as for DDL.
+    pub suppressions: Vec<Suppression>,
 }
 
 impl SchemaFile {
@@ -94,7 +97,7 @@ struct Rename {
     container: Option<FieldId>,
     old: String,
     new: String,
-    focus: Span,
+    origin: Origin,
 }
 
 struct Differ<'a> {
@@ -113,6 +116,13 @@ struct Differ<'a> {
     final_ids: HashMap<String, Option<FieldId>>,
     /// Where a finding about a vanished member of a struct points: the struct's owner in the file.
     anchors: HashMap<FieldId, Span>,
+    /// The file entry (a field's mapping) each paired table id belongs to.
+    entries: HashMap<FieldId, Span>,
+    /// The entry the walk is at: a change's statement.
+    entry: Span,
+    /// The outermost entry starting on each line (by the line's start offset): where a
+    /// suppression comment above the line applies.
+    line_entries: HashMap<usize, Span>,
     renames: Vec<Rename>,
     updates: Vec<Change>,
     layout: Vec<Change>,
@@ -162,6 +172,9 @@ impl<'a> Differ<'a> {
             final_segments: HashMap::new(),
             final_ids: HashMap::new(),
             anchors: HashMap::new(),
+            entries: HashMap::new(),
+            entry: Span::new(0, source.text.len()),
+            line_entries: line_entries(&source.text, file),
             renames: Vec::new(),
             updates: Vec::new(),
             layout: Vec::new(),
@@ -170,10 +183,12 @@ impl<'a> Differ<'a> {
         }
     }
 
+    /// A change's origin: `focus` within the entry the walk is at, its "statement" (a
+    /// suppression comment above an entry covers every change whose focus is inside it).
     fn origin(&self, focus: Span) -> Origin {
         Origin {
             source: self.source.clone(),
-            statement: self.whole,
+            statement: self.entry,
             focus,
         }
     }
@@ -242,6 +257,7 @@ impl<'a> Differ<'a> {
         self.claimed.insert(id);
         self.final_segments.insert(id, segments.to_vec());
         self.anchors.insert(id, anchor);
+        self.entries.insert(id, self.entry);
     }
 
     /// An id written in the file that does not pair with a table field at its place: report
@@ -340,12 +356,17 @@ impl<'a> Differ<'a> {
     /// One struct of the file: pair its fields, then in file order add the new ones, move the
     /// ones out of order, and compare (and descend into) the paired ones.
     fn walk_struct(&mut self, container: Container, fields: &[FileField], prefix: &[String]) {
+        let outer = self.entry;
         let pairings: Vec<Pairing> = fields
             .iter()
-            .map(|f| self.pair(container, f, &with(prefix, &f.name)))
+            .map(|f| {
+                self.entry = f.span;
+                self.pair(container, f, &with(prefix, &f.name))
+            })
             .collect();
         for (field, pairing) in fields.iter().zip(&pairings) {
             if let Pairing::Existing(info) = pairing {
+                self.entry = field.span;
                 self.record(info.id, &with(prefix, &field.name), field.name_span);
             }
         }
@@ -359,6 +380,7 @@ impl<'a> Differ<'a> {
         let in_place = longest_increasing(&positions);
         let mut previous: Option<&str> = None;
         for (i, (field, pairing)) in fields.iter().zip(&pairings).enumerate() {
+            self.entry = field.span;
             let path = with(prefix, &field.name);
             let position = || match previous {
                 Some(name) => Position::After(name.to_string()),
@@ -405,15 +427,17 @@ impl<'a> Differ<'a> {
             }
             previous = Some(&field.name);
         }
+        self.entry = outer;
     }
 
     fn compare_field(&mut self, field: &FileField, info: &FieldInfo, path: &[String]) {
         if field.name != info.name {
+            let origin = self.origin(field.name_span);
             self.renames.push(Rename {
                 container: info.parent_id,
                 old: info.name.clone(),
                 new: field.name.clone(),
-                focus: field.name_span,
+                origin,
             });
         }
         if field.required != info.required {
@@ -601,7 +625,9 @@ impl<'a> Differ<'a> {
 
     /// Table fields the file does not account for, outermost only (a dropped struct takes its
     /// fields with it).
-    fn drops(&self) -> Vec<(FieldInfo, Span)> {
+    /// Each with where it points and the entry it belongs to: its entry in `dropped`, else the
+    /// struct that lost it, else `fields:`.
+    fn drops(&self) -> Vec<(FieldInfo, Span, Span)> {
         let mut out = Vec::new();
         for info in self.base.current_schema().walk() {
             if info.kind != MemberKind::StructField || self.claimed.contains(&info.id) {
@@ -611,15 +637,20 @@ impl<'a> Differ<'a> {
             if !parent_kept {
                 continue;
             }
-            let focus = self
-                .file
-                .dropped
-                .iter()
-                .find(|d| d.id == Some(info.id))
-                .map(|d| d.name_span)
-                .or_else(|| info.parent_id.and_then(|p| self.anchors.get(&p).copied()))
-                .unwrap_or(self.file.stated.fields_key);
-            out.push((info, focus));
+            let listed = self.file.dropped.iter().find(|d| d.id == Some(info.id));
+            let parent = info.parent_id;
+            let (focus, entry) = match listed {
+                Some(d) => (d.name_span, d.span),
+                None => (
+                    parent
+                        .and_then(|p| self.anchors.get(&p).copied())
+                        .unwrap_or(self.file.stated.fields_key),
+                    parent
+                        .and_then(|p| self.entries.get(&p).copied())
+                        .unwrap_or(self.file.stated.fields_key),
+                ),
+            };
+            out.push((info, focus, entry));
         }
         out
     }
@@ -628,7 +659,7 @@ impl<'a> Differ<'a> {
     /// (a parent's group before its children's), and within a group a name is freed before
     /// another field takes it. A cycle (two fields swapping names) is left as written:
     /// `evolve` then reports the collision.
-    fn ordered_renames(&self, drops: &[(FieldInfo, Span)]) -> Vec<Change> {
+    fn ordered_renames(&self, drops: &[(FieldInfo, Span, Span)]) -> Vec<Change> {
         let mut groups: Vec<(Option<FieldId>, Vec<&Rename>)> = Vec::new();
         for rename in &self.renames {
             match groups.iter_mut().find(|(c, _)| *c == rename.container) {
@@ -636,7 +667,7 @@ impl<'a> Differ<'a> {
                 None => groups.push((rename.container, vec![rename])),
             }
         }
-        let dropped: HashSet<FieldId> = drops.iter().map(|(d, _)| d.id).collect();
+        let dropped: HashSet<FieldId> = drops.iter().map(|(d, _, _)| d.id).collect();
         let mut out = Vec::new();
         for (container, mut pending) in groups {
             let mut held: HashSet<String> = self
@@ -660,13 +691,13 @@ impl<'a> Differ<'a> {
                 let rename = pending.remove(next);
                 held.remove(&rename.old);
                 held.insert(rename.new.clone());
-                out.push(self.change(
-                    ChangeKind::Rename {
+                out.push(Change {
+                    kind: ChangeKind::Rename {
                         path: FieldPath(with(&parent, &rename.old)),
                         new_name: rename.new.clone(),
                     },
-                    rename.focus,
-                ));
+                    origin: rename.origin.clone(),
+                });
             }
         }
         out
@@ -676,13 +707,20 @@ impl<'a> Differ<'a> {
         let drops = self.drops();
         let mut changes = Vec::new();
 
-        let (early, late) = self.identifier_changes(&drops);
+        let (early, late) = match self.file.stated.identifier_fields {
+            Some(span) => {
+                self.entry = span;
+                self.identifier_changes(&drops)
+            }
+            None => (Vec::new(), Vec::new()),
+        };
         changes.extend(early);
-        for (info, focus) in &drops {
+        for (info, focus, entry) in &drops {
             let kind = ChangeKind::Drop {
                 path: FieldPath(self.base_segments(info.id)),
                 if_exists: false,
             };
+            self.entry = *entry;
             changes.push(self.change(kind, *focus));
         }
         changes.extend(self.ordered_renames(&drops));
@@ -690,10 +728,15 @@ impl<'a> Differ<'a> {
         changes.append(&mut self.layout);
         changes.extend(late);
 
+        self.entry = self.whole;
         self.check_format_version();
         self.check_partition();
         self.check_sort_order();
         let notes = self.notes(&drops);
+        let mut candidates: Vec<Span> = self.line_entries.values().copied().collect();
+        candidates.sort_by_key(|s| s.offset);
+        candidates.push(self.file.stated.fields_key);
+        let suppressions = find_above(self.source, &candidates, "#");
         let file = self.file;
         SchemaDiff {
             statement: Statement {
@@ -705,6 +748,7 @@ impl<'a> Differ<'a> {
             },
             problems: self.problems,
             notes,
+            suppressions,
         }
     }
 
@@ -718,7 +762,7 @@ impl<'a> Differ<'a> {
     /// Identifier-field changes: those removed along with a dropped column must go before the
     /// drop (Java refuses to drop an identifier field otherwise); the final set is set last,
     /// once every field it names exists with its final name and nullability.
-    fn identifier_changes(&self, drops: &[(FieldInfo, Span)]) -> (Vec<Change>, Vec<Change>) {
+    fn identifier_changes(&self, drops: &[(FieldInfo, Span, Span)]) -> (Vec<Change>, Vec<Change>) {
         let Some(span) = self.file.stated.identifier_fields else {
             return (Vec::new(), Vec::new());
         };
@@ -737,7 +781,7 @@ impl<'a> Differ<'a> {
         let goes_with_a_drop = removed.iter().any(|id| {
             drops
                 .iter()
-                .any(|(dropped, _)| self.is_within(*id, dropped.id))
+                .any(|(dropped, _, _)| self.is_within(*id, dropped.id))
         });
         let mut early = Vec::new();
         let mut remaining: Vec<FieldId> = current.clone();
@@ -933,12 +977,12 @@ impl<'a> Differ<'a> {
 
     /// A field that lost its id reads as a drop plus a new field of the same name: say so
     /// wherever a finding names either.
-    fn notes(&self, drops: &[(FieldInfo, Span)]) -> Vec<Note> {
+    fn notes(&self, drops: &[(FieldInfo, Span, Span)]) -> Vec<Note> {
         let mut notes = Vec::new();
         for (container, name, path) in &self.added {
-            let Some((dropped, _)) = drops
+            let Some((dropped, _, _)) = drops
                 .iter()
-                .find(|(d, _)| d.parent_id == *container && d.name.eq_ignore_ascii_case(name))
+                .find(|(d, _, _)| d.parent_id == *container && d.name.eq_ignore_ascii_case(name))
             else {
                 continue;
             };
@@ -952,6 +996,38 @@ impl<'a> Differ<'a> {
         }
         notes
     }
+}
+
+fn line_start(text: &str, offset: usize) -> usize {
+    text.get(..offset)
+        .and_then(|before| before.rfind('\n'))
+        .map_or(0, |i| i + 1)
+}
+
+/// The outermost field entry (of `fields`, nested structs and `dropped`) starting on each line.
+fn line_entries(text: &str, file: &SchemaFile) -> HashMap<usize, Span> {
+    fn walk(text: &str, fields: &[FileField], out: &mut HashMap<usize, Span>) {
+        for field in fields {
+            out.entry(line_start(text, field.span.offset))
+                .or_insert(field.span);
+            walk_type(text, &field.field_type, out);
+        }
+    }
+    fn walk_type(text: &str, ty: &FileType, out: &mut HashMap<usize, Span>) {
+        match ty {
+            FileType::Primitive(_) => {}
+            FileType::Struct(fields) => walk(text, fields, out),
+            FileType::List(list) => walk_type(text, &list.element, out),
+            FileType::Map(map) => {
+                walk_type(text, &map.key, out);
+                walk_type(text, &map.value, out);
+            }
+        }
+    }
+    let mut out = HashMap::new();
+    walk(text, &file.fields, &mut out);
+    walk(text, &file.dropped, &mut out);
+    out
 }
 
 fn parent_of(path: &str) -> &str {
@@ -1392,5 +1468,37 @@ identifier-fields: [id]
             ]
         );
         applies_to_the_file(&chain);
+    }
+
+    #[test]
+    fn a_suppression_covers_the_entry_below_it() {
+        let covers = |proposal: &str| {
+            let (_, _, found) = diff(proposal);
+            let StatementKind::Alter(changes) = &found.statement.kind else {
+                panic!()
+            };
+            assert_eq!(found.suppressions.len(), 1, "{proposal}");
+            let entry = found.suppressions[0].statement;
+            let focus = changes[0].origin.focus;
+            entry.offset <= focus.offset && focus.end() <= entry.end()
+        };
+        // Above `address`: its whole entry, the nested rename included.
+        let above_address = BASE.replace(
+            "  - id: 4\n    name: address\n    type: {struct: [{id: 5, name: city,",
+            "  # fieldgate: allow column-rename -- the city is a town now\n  - id: 4\n    name: address\n    type: {struct: [{id: 5, name: town,",
+        );
+        assert!(covers(&above_address));
+        // Above `city` itself, in a block list.
+        let above_city = BASE.replace(
+            "    type: {struct: [{id: 5, name: city, type: string}, {id: 6, name: zip, type: string}]}",
+            "    type:\n      struct:\n        # fieldgate: allow column-rename -- the city is a town now\n        - {id: 5, name: town, type: string}\n        - {id: 6, name: zip, type: string}",
+        );
+        assert!(covers(&above_city));
+        // Above `zip`: not the rename of city.
+        let above_zip = above_city.replace(
+            "        # fieldgate: allow column-rename -- the city is a town now\n        - {id: 5, name: town, type: string}\n        - {id: 6,",
+            "        - {id: 5, name: town, type: string}\n        # fieldgate: allow column-rename -- the city is a town now\n        - {id: 6,",
+        );
+        assert!(!covers(&above_zip));
     }
 }
