@@ -92,9 +92,12 @@ pub struct LintArgs {
     #[command(flatten)]
     pub proposal: ProposalArgs,
 
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = FormatArg::Human)]
-    pub format: FormatArg,
+    /// Output format: `human` (diagnostics with the source text; plain without a terminal or
+    /// with NO_COLOR), `json` (version 1 document), `github` (workflow-command annotations),
+    /// `sarif` (2.1.0, for code scanning), `markdown` (for $GITHUB_STEP_SUMMARY or a PR comment),
+    /// `gitlab` (Code Quality JSON) or `junit` (XML, a test case per rule and table).
+    #[arg(long, value_enum, default_value_t = ReportFormatArg::Human)]
+    pub format: ReportFormatArg,
 
     /// The lowest severity that fails the run (exit code 1).
     #[arg(long, value_enum, default_value_t = FailOnArg::Error)]
@@ -134,6 +137,18 @@ pub enum DialectArg {
 pub enum FormatArg {
     Human,
     Json,
+}
+
+/// The formats of a judgement report (`lint`, `apply`; later `check`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReportFormatArg {
+    Human,
+    Json,
+    Github,
+    Sarif,
+    Markdown,
+    Gitlab,
+    Junit,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -275,5 +275,6 @@ fn finding_from_problem(
         field_id: problem.field_id,
         origin: Some(problem.origin.clone()),
         help: problem.help.clone(),
+        related: Vec::new(),
     }
 }

@@ -218,6 +218,7 @@ pub fn apply(
                     focus: s.span,
                 }),
                 help: Some(help),
+                related: Vec::new(),
             });
         }
     }
@@ -280,6 +281,7 @@ mod tests {
                 focus: statement.span,
             }),
             help: None,
+            related: Vec::new(),
         }
     }
 

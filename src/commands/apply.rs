@@ -12,29 +12,17 @@ use std::path::{Path, PathBuf};
 use crate::cli::ApplyArgs;
 use crate::commands::failure::Failure;
 use crate::commands::input::ReadProposal;
-use crate::commands::lint::{now_ms, passes, write_report};
-use crate::commands::pipeline::judge;
+use crate::commands::lint::{judge_and_report, now_ms};
 use crate::frontend::schema_file::fill_ids;
 use crate::iceberg::metadata::patch;
 use crate::iceberg::new_table::render_new_table;
 use crate::proposal::Proposal;
 use crate::repo::atomic::write_atomically;
-use crate::report::Run;
 
 pub fn run(args: &ApplyArgs, out: &mut dyn Write) -> Result<bool, Failure> {
     let now = now_ms();
     let location = default_location(args.output.as_deref());
-    let judgement = judge(&args.lint.proposal, location, now)?;
-    let passed = passes(&judgement, args.lint.fail_on);
-    write_report(
-        &Run {
-            judgement: &judgement,
-            passed,
-        },
-        args.lint.format,
-        out,
-    )
-    .map_err(|e| Failure::Message(format!("cannot write the report: {e}")))?;
+    let (judgement, passed) = judge_and_report(&args.lint, location, now, out)?;
     // A change Iceberg cannot express has no metadata to write, whatever --force says.
     if !judgement.evolution.problems.is_empty() || (!passed && !args.force) {
         return Ok(false);

@@ -3,19 +3,20 @@
 use std::io::Write;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::cli::{FailOnArg, FormatArg, LintArgs};
+use crate::cli::{FailOnArg, LintArgs, ReportFormatArg};
 use crate::commands::failure::Failure;
 use crate::commands::pipeline::{Judgement, judge};
+use crate::commands::settings::resolve;
 use crate::finding::Severity;
-use crate::report::{self, Run};
+use crate::report::{self, Format, Run, TableRun};
+use crate::rules::related::locate_in_metadata;
 
-/// Findings at or above the threshold fail the run.
-pub fn passes(judgement: &Judgement, fail_on: FailOnArg) -> bool {
-    let threshold = match fail_on {
+/// The lowest severity that fails the run (exit code 1).
+pub fn threshold(fail_on: FailOnArg) -> Severity {
+    match fail_on {
         FailOnArg::Error => Severity::Error,
         FailOnArg::Warning => Severity::Warning,
-    };
-    judgement.findings.iter().all(|f| f.severity < threshold)
+    }
 }
 
 pub fn now_ms() -> i64 {
@@ -24,11 +25,66 @@ pub fn now_ms() -> i64 {
         .map_or(0, |d| d.as_millis() as i64)
 }
 
-pub fn write_report(run: &Run<'_>, format: FormatArg, out: &mut dyn Write) -> std::io::Result<()> {
+pub fn report_format(format: ReportFormatArg) -> Format {
     match format {
-        FormatArg::Human => report::human::write(run, out),
-        FormatArg::Json => report::json::write(run, out),
+        ReportFormatArg::Human => Format::Human {
+            colour: report::human::colour_wanted(),
+        },
+        ReportFormatArg::Json => Format::Json,
+        ReportFormatArg::Github => Format::Github,
+        ReportFormatArg::Sarif => Format::Sarif,
+        ReportFormatArg::Markdown => Format::Markdown,
+        ReportFormatArg::Gitlab => Format::Gitlab,
+        ReportFormatArg::Junit => Format::Junit,
     }
+}
+
+pub fn write_report(
+    run: &Run<'_>,
+    format: ReportFormatArg,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    report::reporter(report_format(format)).write(run, out)
+}
+
+/// Gives the related places rules named in the committed metadata their position in its text.
+pub fn locate_related(judgement: &mut Judgement) {
+    if let Some(base) = &judgement.base {
+        let findings = judgement
+            .findings
+            .iter_mut()
+            .chain(judgement.suppressed.iter_mut().map(|s| &mut s.finding));
+        locate_in_metadata(findings, &base.source);
+    }
+}
+
+/// Judges the proposal and writes the report; returns the judgement and whether the gate passed.
+/// When nothing could be judged, machine formats still get a document saying why (main prints
+/// the diagnostics on stderr and exits 2).
+pub fn judge_and_report(
+    args: &LintArgs,
+    location: String,
+    now_ms: i64,
+    out: &mut dyn Write,
+) -> Result<(Judgement, bool), Failure> {
+    let fail_on = threshold(args.fail_on);
+    let mut judgement = match judge(&args.proposal, location, now_ms) {
+        Ok(judgement) => judgement,
+        Err(failure) => {
+            if args.format != ReportFormatArg::Human {
+                // The run already failed; a report that cannot be written changes nothing.
+                let _ = write_report(&Run::failed(&failure, fail_on), args.format, out);
+            }
+            return Err(failure);
+        }
+    };
+    locate_related(&mut judgement);
+    let settings = resolve(&args.proposal)?.settings_for(&judgement.table);
+    let run = Run::judged(vec![TableRun::new(&judgement, &settings)], fail_on);
+    write_report(&run, args.format, out)
+        .map_err(|e| Failure::Message(format!("cannot write the report: {e}")))?;
+    let passed = run.passed;
+    Ok((judgement, passed))
 }
 
 /// Returns whether the gate passed.
@@ -36,16 +92,6 @@ pub fn run(args: &LintArgs, out: &mut dyn Write) -> Result<bool, Failure> {
     let location = std::env::current_dir()
         .map(|d| d.display().to_string())
         .unwrap_or_default();
-    let judgement = judge(&args.proposal, location, now_ms())?;
-    let passed = passes(&judgement, args.fail_on);
-    write_report(
-        &Run {
-            judgement: &judgement,
-            passed,
-        },
-        args.format,
-        out,
-    )
-    .map_err(|e| Failure::Message(format!("cannot write the report: {e}")))?;
+    let (_, passed) = judge_and_report(args, location, now_ms(), out)?;
     Ok(passed)
 }

@@ -1,5 +1,8 @@
-//! The terminal report: each finding as a miette diagnostic quoting the exact text, then what the
-//! change does to the table, then a one-line verdict.
+//! The terminal report: each finding as a miette diagnostic quoting the exact text, headed by its
+//! severity and rule (`error[type-narrowing]`) so it reads the same without colour; related
+//! places in the same file as secondary labels, in other files as `note:` lines with their
+//! position (metadata files are often one long line, which is no snippet to quote); then what
+//! the change does to each table, and a one-line verdict with counts per severity.
 
 use std::fmt;
 use std::io::{self, IsTerminal, Write};
@@ -8,52 +11,99 @@ use miette::{
     Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, SourceCode,
 };
 
-use crate::finding::{Finding, Severity};
-use crate::report::{Run, count, sorted_findings};
+use crate::finding::{Finding, Severity, locate};
+use crate::report::{Reporter, Run};
+
+/// The report width: wide enough for a DDL line and its labels, fixed so output is reproducible.
+const WIDTH: usize = 100;
 
 /// Colour only for a terminal, and never when `NO_COLOR` is set (no-color.org).
+pub fn colour_wanted() -> bool {
+    std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+}
+
+/// The handler for stdout, colour as [`colour_wanted`] says.
 pub fn handler() -> GraphicalReportHandler {
-    let colour = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    handler_with(colour_wanted())
+}
+
+pub fn handler_with(colour: bool) -> GraphicalReportHandler {
     let theme = if colour {
         GraphicalTheme::unicode()
     } else {
         GraphicalTheme::unicode_nocolor()
     };
-    GraphicalReportHandler::new_themed(theme).with_width(100)
+    GraphicalReportHandler::new_themed(theme).with_width(WIDTH)
 }
 
-pub fn write(run: &Run<'_>, out: &mut dyn Write) -> io::Result<()> {
-    let handler = handler();
-    for finding in sorted_findings(&run.judgement.findings) {
-        let view = FindingView::new(finding);
-        let mut text = String::new();
-        if handler.render_report(&mut text, &view).is_err() {
-            text = format!("{}: {}\n", finding.rule, finding.message);
+pub struct Human {
+    pub colour: bool,
+}
+
+impl Reporter for Human {
+    fn write(&self, run: &Run<'_>, out: &mut dyn Write) -> io::Result<()> {
+        let handler = handler_with(self.colour);
+        for finding in run.findings() {
+            write!(out, "{}", render(&handler, finding))?;
+            writeln!(out)?;
         }
-        writeln!(out, "{text}")?;
+        for error in run.errors() {
+            let place = error
+                .location()
+                .map(|l| format!("{}:{}:{}: ", l.file, l.line, l.column))
+                .unwrap_or_default();
+            writeln!(out, "error: {place}{}", error.message)?;
+        }
+        for s in run.suppressed() {
+            let place = s
+                .finding
+                .location()
+                .map(|l| format!(" at {}:{}", l.file, l.line))
+                .unwrap_or_default();
+            writeln!(out, "suppressed {}{place}: {}", s.finding.rule, s.reason)?;
+        }
+        for table in &run.tables {
+            write_changes(table.judgement, out)?;
+        }
+        writeln!(out, "{}", run.verdict())
     }
-    for s in &run.judgement.suppressed {
-        let place = s
-            .finding
-            .location()
-            .map(|l| format!(" at {}:{}", l.file, l.line))
-            .unwrap_or_default();
-        writeln!(out, "suppressed {}{place}: {}", s.finding.rule, s.reason)?;
-    }
-    write_changes(run, out)?;
-    let findings = &run.judgement.findings;
-    let verdict = if run.passed { "passed" } else { "failed" };
-    writeln!(
-        out,
-        "{verdict}: {} error(s), {} warning(s), {} note(s)",
-        count(findings, Severity::Error),
-        count(findings, Severity::Warning),
-        count(findings, Severity::Note)
-    )
 }
 
-fn write_changes(run: &Run<'_>, out: &mut dyn Write) -> io::Result<()> {
-    let judgement = run.judgement;
+/// One finding as text: the miette report, then a `note:` per related place it could not label.
+fn render(handler: &GraphicalReportHandler, finding: &Finding) -> String {
+    let view = FindingView::new(finding);
+    let mut text = String::new();
+    if handler.render_report(&mut text, &view).is_err() {
+        // Rendering into a String fails only on a formatter error; fall back to one plain line.
+        text = format!(
+            "{}[{}]: {}\n",
+            finding.severity, finding.rule, finding.message
+        );
+    }
+    let primary = finding.origin.as_ref().map(|o| &o.source);
+    for related in &finding.related {
+        let same_file =
+            matches!((primary, &related.origin), (Some(p), Some(o)) if p.name == o.source.name);
+        if same_file {
+            continue;
+        }
+        let place = related
+            .origin
+            .as_ref()
+            .map(|o| {
+                let l = locate(o);
+                format!("\n        at {}:{}:{}", l.file, l.line, l.column)
+            })
+            .unwrap_or_default();
+        text.push_str(&format!("  note: {}{place}\n", related.message));
+    }
+    text
+}
+
+fn write_changes(
+    judgement: &crate::commands::pipeline::Judgement,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     let after = &judgement.evolution.metadata;
     match judgement.before() {
         Some(before) => writeln!(
@@ -132,8 +182,13 @@ impl fmt::Display for FindingView<'_> {
 impl std::error::Error for FindingView<'_> {}
 
 impl Diagnostic for FindingView<'_> {
+    /// `error[type-narrowing]`: the severity in words, since without colour miette's markers
+    /// alone do not say it, and the rule name for `fieldgate explain`.
     fn code<'b>(&'b self) -> Option<Box<dyn fmt::Display + 'b>> {
-        Some(Box::new(self.finding.rule))
+        Some(Box::new(format!(
+            "{}[{}]",
+            self.finding.severity, self.finding.rule
+        )))
     }
 
     fn severity(&self) -> Option<miette::Severity> {
@@ -162,7 +217,16 @@ impl Diagnostic for FindingView<'_> {
             (Some(field), None) => field.clone(),
             _ => "here".to_string(),
         };
-        let span = LabeledSpan::new(Some(label), origin.focus.offset, origin.focus.len);
-        Some(Box::new(std::iter::once(span)))
+        let primary = LabeledSpan::new_primary_with_span(
+            Some(label),
+            (origin.focus.offset, origin.focus.len),
+        );
+        // Related places in the same text are labelled in the same snippet.
+        let secondary = self.finding.related.iter().filter_map(move |r| {
+            let o = r.origin.as_ref()?;
+            (o.source.name == origin.source.name)
+                .then(|| LabeledSpan::new(Some(r.message.clone()), o.focus.offset, o.focus.len))
+        });
+        Some(Box::new(std::iter::once(primary).chain(secondary)))
     }
 }

@@ -32,6 +32,7 @@ impl Rule for DefaultChange {
                     ),
                     help: "leave initial-default as it is; change write-default to affect future writes only".into(),
                     origin,
+                    related: Vec::new(),
                 })
             })
             .collect()

@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 
 use crate::change::Origin;
+use crate::finding::{MetadataPlace, Related};
 use crate::iceberg::types::FieldId;
 use crate::rules::{Context, Rule, Violation};
 
@@ -21,16 +22,20 @@ impl Rule for FieldIdReuse {
         let mut out = Vec::new();
         // A metadata proposal's findings point into the proposed file; DDL never gets here.
         let anchors = cx.anchors;
-        let mut say =
-            |message: String, help: &str, field_id: Option<FieldId>, origin: Option<Origin>| {
-                out.push(Violation {
-                    field: None,
-                    field_id,
-                    message,
-                    help: help.to_string(),
-                    origin,
-                });
-            };
+        let mut say = |message: String,
+                       help: &str,
+                       field_id: Option<FieldId>,
+                       origin: Option<Origin>,
+                       related: Vec<Related>| {
+            out.push(Violation {
+                field: None,
+                field_id,
+                message,
+                help: help.to_string(),
+                origin,
+                related,
+            });
+        };
         if after.last_column_id < before.last_column_id {
             say(
                 format!(
@@ -40,6 +45,7 @@ impl Rule for FieldIdReuse {
                 "keep `last-column-id` at least at its old value; ids are never handed out twice",
                 None,
                 anchors.last_column_id.clone(),
+                Vec::new(),
             );
         }
         for old in &before.schemas {
@@ -53,6 +59,7 @@ impl Rule for FieldIdReuse {
                     "never edit a schema in `schemas`; append a new schema instead",
                     None,
                     anchors.schemas.get(&old.schema_id).cloned(),
+                    Vec::new(),
                 ),
                 None => say(
                     format!(
@@ -62,14 +69,15 @@ impl Rule for FieldIdReuse {
                     "keep every schema in `schemas`",
                     None,
                     anchors.current_schema_id.clone(),
+                    Vec::new(),
                 ),
             }
         }
-        // Every id the table has ever used, with the path it had.
-        let mut known: HashMap<FieldId, String> = HashMap::new();
+        // Every id the table has ever used, with the path it had and the last schema it was in.
+        let mut known: HashMap<FieldId, (String, i32)> = HashMap::new();
         for schema in &before.schemas {
             for field in schema.walk() {
-                known.insert(field.id, field.path);
+                known.insert(field.id, (field.path, schema.schema_id));
             }
         }
         for schema in after
@@ -81,7 +89,7 @@ impl Rule for FieldIdReuse {
                 match known.get(&field.id) {
                     // An id the current table does not have is retired: it comes back neither
                     // under a new name nor under its old one (that would un-drop old values).
-                    Some(old_path) if !is_rename(cx, field.id) => {
+                    Some((old_path, last_schema)) if !is_rename(cx, field.id) => {
                         let consequence = if old_path.eq_ignore_ascii_case(&field.path) {
                             format!(
                                 "the dropped column's old values would reappear in `{}`",
@@ -101,6 +109,13 @@ impl Rule for FieldIdReuse {
                             "assign new fields ids above `last-column-id`; retired ids stay retired",
                             Some(field.id),
                             located(cx, schema.schema_id, field.id),
+                            vec![Related::in_metadata(
+                                MetadataPlace::SchemaField {
+                                    schema_id: *last_schema,
+                                    field_id: field.id,
+                                },
+                                format!("id {} was `{old_path}` here", field.id),
+                            )],
                         )
                     }
                     None if field.id <= before.last_column_id => say(
@@ -111,6 +126,7 @@ impl Rule for FieldIdReuse {
                         "assign new ids from `last-column-id + 1` upwards",
                         Some(field.id),
                         located(cx, schema.schema_id, field.id),
+                        Vec::new(),
                     ),
                     _ => {}
                 }
@@ -133,6 +149,7 @@ impl Rule for FieldIdReuse {
                 "point `current-schema-id` at the schema the change added",
                 None,
                 anchors.current_schema_id.clone(),
+                Vec::new(),
             );
         }
         out

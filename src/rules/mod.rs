@@ -7,6 +7,7 @@
 
 pub mod catalogue;
 pub mod context;
+pub mod related;
 
 mod column_drop;
 mod column_rename;
@@ -30,7 +31,7 @@ mod type_narrowing;
 
 use crate::change::Origin;
 use crate::evolve::Applied;
-use crate::finding::{Finding, Severity};
+use crate::finding::{Finding, Related, Severity};
 use crate::iceberg::types::FieldId;
 
 pub use context::{Compatibility, Context, History, Mapping};
@@ -43,6 +44,8 @@ pub struct Violation {
     pub message: String,
     pub help: String,
     pub origin: Option<Origin>,
+    /// Other places the violation is about, for secondary labels.
+    pub related: Vec<Related>,
 }
 
 impl Violation {
@@ -54,7 +57,13 @@ impl Violation {
             message,
             help,
             origin: applied.origin.clone(),
+            related: Vec::new(),
         }
+    }
+
+    pub fn with_related(mut self, related: impl IntoIterator<Item = Related>) -> Violation {
+        self.related.extend(related);
+        self
     }
 }
 
@@ -130,6 +139,7 @@ pub fn run(cx: &Context<'_>, severity_of: &dyn Fn(&str) -> Option<Severity>) -> 
                 field_id: violation.field_id,
                 origin: violation.origin,
                 help: Some(violation.help),
+                related: violation.related,
             });
         }
     }

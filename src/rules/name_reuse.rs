@@ -4,6 +4,7 @@
 //! the new one.
 
 use crate::evolve::{Applied, AppliedKind};
+use crate::finding::{MetadataPlace, Related};
 use crate::iceberg::types::Type;
 use crate::rules::{Context, Rule, Violation};
 
@@ -16,6 +17,8 @@ struct Retired {
     field_type: Type,
     doc: Option<String>,
     when: String,
+    /// Where it was defined or dropped, for a secondary label.
+    place: Related,
 }
 
 impl Rule for NameReuse {
@@ -34,6 +37,16 @@ impl Rule for NameReuse {
                 field_type: d.field_type.clone(),
                 doc: d.doc.clone(),
                 when: format!("last seen in schema {}", d.last_schema_id),
+                place: Related::in_metadata(
+                    MetadataPlace::SchemaField {
+                        schema_id: d.last_schema_id,
+                        field_id: d.id,
+                    },
+                    format!(
+                        "the dropped `{}` (field id {}), as schema {} last defined it",
+                        d.path, d.id, d.last_schema_id
+                    ),
+                ),
             })
             .collect();
         let mut out = Vec::new();
@@ -47,6 +60,10 @@ impl Rule for NameReuse {
                             field_type: field.field_type.clone(),
                             doc: field.doc.clone(),
                             when: "dropped earlier in this proposal".into(),
+                            place: Related::at(
+                                change.origin.clone(),
+                                format!("`{}` (field id {}) is dropped here", field.path, field.id),
+                            ),
                         });
                     }
                 }
@@ -78,7 +95,7 @@ fn reuse(change: &Applied, retired: &[Retired]) -> Option<Violation> {
     } else {
         "is renamed"
     };
-    Some(Violation::at(
+    let violation = Violation::at(
         change,
         format!(
             "`{}` (field id {}) {verb} with the name of a dropped field: `{}` (id {}, {}{doc}), {}. Ids keep the data apart, but reports, views and lineage that use the name silently switch meaning, and readers resolving old files by name (a name mapping, Hive) read the dropped column's values as the new one",
@@ -88,7 +105,8 @@ fn reuse(change: &Applied, retired: &[Retired]) -> Option<Violation> {
             "give the new field a name of its own (for example `{}_v2`, or one that says what it holds); a dropped name stays retired like its id",
             field.name
         ),
-    ))
+    );
+    Some(violation.with_related([old.place.clone()]))
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 //! ("Cannot find source column for partition field"), and PyIceberg refuses to re-add the name.
 
 use crate::evolve::AppliedKind;
+use crate::finding::{MetadataPlace, Related};
 use crate::rules::{Context, Rule, Violation};
 
 pub struct PartitionSourceDrop;
@@ -19,25 +20,41 @@ impl Rule for PartitionSourceDrop {
                 continue;
             };
             let inner = cx.before.current_schema().walk();
-            let ids = inner
-                .iter()
-                .filter(|f| f.id == dropped.id || f.path.starts_with(&format!("{}.", dropped.path)))
-                .map(|f| f.id);
-            let uses: Vec<String> = ids
-                .flat_map(|id| cx.history.partition_sources.get(&id).into_iter().flatten())
-                .map(|u| {
+            let sources = inner.iter().filter(|f| {
+                f.id == dropped.id || f.path.starts_with(&format!("{}.", dropped.path))
+            });
+            let mut uses: Vec<String> = Vec::new();
+            let mut related = Vec::new();
+            for source in sources {
+                for u in cx
+                    .history
+                    .partition_sources
+                    .get(&source.id)
+                    .into_iter()
+                    .flatten()
+                {
                     let which = if u.is_default {
                         "the current spec".to_string()
                     } else {
                         format!("spec {}", u.spec_id)
                     };
-                    format!("`{}` ({}) in {which}", u.name, u.transform)
-                })
-                .collect();
+                    uses.push(format!("`{}` ({}) in {which}", u.name, u.transform));
+                    related.push(Related::in_metadata(
+                        MetadataPlace::PartitionField {
+                            spec_id: u.spec_id,
+                            name: u.name.clone(),
+                        },
+                        format!(
+                            "partition field `{}` of spec {} takes its values from `{}` ({})",
+                            u.name, u.spec_id, source.path, u.transform
+                        ),
+                    ));
+                }
+            }
             if uses.is_empty() {
                 continue;
             }
-            out.push(Violation::at(
+            let violation = Violation::at(
                 change,
                 format!(
                     "`{}` (field id {}) is the source of partition field {}: readers before Iceberg 1.10 and Trino fail to load the table (\"Cannot find source column for partition field\"), and PyIceberg refuses to re-add the name later",
@@ -46,7 +63,8 @@ impl Rule for PartitionSourceDrop {
                     uses.join(", ")
                 ),
                 "keep the column; to stop partitioning by it, evolve the partition spec (ALTER TABLE ... DROP PARTITION FIELD) and leave the source column in the schema".into(),
-            ));
+            );
+            out.push(violation.with_related(related));
         }
         out
     }

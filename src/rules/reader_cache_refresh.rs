@@ -24,6 +24,7 @@ impl Rule for ReaderCacheRefresh {
             ),
             help: "after the commit, refresh every reader: Spark `REFRESH TABLE` (or catalog `cache-enabled=false`), Trino: wait for or lower `iceberg.metadata-cache` / metastore cache TTLs, Flink and other long-running jobs: restart them so they load the new schema".into(),
             origin: first.and_then(|a| a.origin.clone()),
+            related: Vec::new(),
         }]
     }
 }

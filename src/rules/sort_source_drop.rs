@@ -2,6 +2,7 @@
 //! default sort order whose source is gone, and writers that sort by it fail.
 
 use crate::evolve::AppliedKind;
+use crate::finding::{MetadataPlace, Related};
 use crate::rules::{Context, Rule, Violation};
 
 pub struct SortSourceDrop;
@@ -23,7 +24,16 @@ impl Rule for SortSourceDrop {
                         format!("{which} ({})", u.transform)
                     })
                     .collect();
-                Some(Violation::at(
+                let related = uses.iter().map(|u| {
+                    Related::in_metadata(
+                        MetadataPlace::SortField {
+                            order_id: u.order_id,
+                            source_id: dropped.id,
+                        },
+                        format!("sort order {} sorts by `{}` ({})", u.order_id, dropped.path, u.transform),
+                    )
+                });
+                let violation = Violation::at(
                     change,
                     format!(
                         "`{}` (field id {}) is sorted by in {}: Iceberg rejects a default sort order whose source column is gone (\"Cannot find source column for sort field\"), and writers sorting by it fail",
@@ -32,7 +42,8 @@ impl Rule for SortSourceDrop {
                         orders.join(", ")
                     ),
                     "change the table's sort order first (ALTER TABLE ... WRITE ORDERED BY other columns, or WRITE UNORDERED), then drop the column".into(),
-                ))
+                );
+                Some(violation.with_related(related))
             })
             .collect()
     }

@@ -3,6 +3,7 @@
 //! decoding but never narrow, re-scale or change family.
 
 use crate::evolve::AppliedKind;
+use crate::finding::{MetadataPlace, Related};
 use crate::iceberg::types::{PrimitiveType, Type, is_allowed_promotion};
 use crate::rules::{Context, Rule, Violation};
 
@@ -28,14 +29,30 @@ impl Rule for TypeNarrowing {
             if is_allowed_promotion(from, to, version) {
                 continue;
             }
-            out.push(Violation::at(
+            let declared = Related::in_metadata(
+                MetadataPlace::SchemaField {
+                    schema_id: cx.before.current_schema_id,
+                    field_id: before.id,
+                },
+                format!(
+                    "`{}` is {from} in the committed schema {}",
+                    before.path, cx.before.current_schema_id
+                ),
+            );
+            let violation = Violation::at(
                 change,
-                format!("`{}` (field id {}): {from} -> {to} {}", after.path, after.id, why(from, to, version)),
+                format!(
+                    "`{}` (field id {}): {from} -> {to} {}",
+                    after.path,
+                    after.id,
+                    why(from, to, version)
+                ),
                 format!(
                     "keep {from}; if the data really needs {to}, add a new {to} column, backfill it from `{}`, and move readers over",
                     after.path
                 ),
-            ));
+            );
+            out.push(violation.with_related([declared]));
         }
         // Under `-transitive`, every schema a snapshot still references must be readable too.
         if cx.compatibility.transitive {
@@ -64,6 +81,13 @@ impl Rule for TypeNarrowing {
                         ),
                         help: format!("keep `{}` readable as {from}: only the spec's promotions are safe across every live schema", new.path),
                         origin,
+                        related: vec![Related::in_metadata(
+                            MetadataPlace::SchemaField {
+                                schema_id: baseline.schema_id,
+                                field_id: old.id,
+                            },
+                            format!("`{}` is {from} in schema {}", old.path, baseline.schema_id),
+                        )],
                     });
                 }
             }

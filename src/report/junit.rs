@@ -1,0 +1,183 @@
+//! JUnit XML for CI dashboards: a test suite per table and a test case per rule, so a dashboard
+//! shows which invariants each table kept. A rule with a finding at or above `--fail-on` fails;
+//! its findings below that level are kept as the case's output; a rule that is off for the
+//! table is skipped. A run that could not judge is one suite with an `<error>` per problem, as
+//! JUnit marks a test that could not run.
+
+use std::fmt::Write as _;
+use std::io::{self, Write};
+
+use crate::finding::Finding;
+use crate::report::{INPUT_ERROR, Reporter, Run};
+
+pub struct Junit;
+
+impl Reporter for Junit {
+    fn write(&self, run: &Run<'_>, out: &mut dyn Write) -> io::Result<()> {
+        let mut suites = String::new();
+        let (mut tests, mut failures, mut errors, mut skipped) = (0, 0, 0, 0);
+        let findings = run.findings();
+        for table in &run.tables {
+            let name = &table.judgement.table;
+            let mut cases = String::new();
+            let (mut t, mut f, mut s) = (0, 0, 0);
+            for (rule, severity) in &table.rules {
+                t += 1;
+                let _ = write!(
+                    cases,
+                    "    <testcase name=\"{}\" classname=\"{}\"",
+                    xml(rule),
+                    xml(name)
+                );
+                let of_rule: Vec<&Finding> = findings
+                    .iter()
+                    .copied()
+                    .filter(|x| x.rule == *rule && &x.table == name)
+                    .collect();
+                let failing: Vec<&Finding> = of_rule
+                    .iter()
+                    .copied()
+                    .filter(|x| x.severity >= run.fail_on)
+                    .collect();
+                if severity.is_none() && of_rule.is_empty() {
+                    s += 1;
+                    cases.push_str(
+                        ">\n      <skipped message=\"off for this table\"/>\n    </testcase>\n",
+                    );
+                } else if let Some(first) = failing.first() {
+                    f += 1;
+                    let body: Vec<String> = of_rule.iter().map(|x| describe(x)).collect();
+                    let _ = write!(
+                        cases,
+                        ">\n      <failure type=\"{}\" message=\"{}\">{}</failure>\n    </testcase>\n",
+                        first.severity,
+                        xml(&crate::report::one_line(&first.message)),
+                        xml_text(&body.join("\n\n"))
+                    );
+                } else if !of_rule.is_empty() {
+                    let body: Vec<String> = of_rule.iter().map(|x| describe(x)).collect();
+                    let _ = write!(
+                        cases,
+                        ">\n      <system-out>{}</system-out>\n    </testcase>\n",
+                        xml_text(&body.join("\n\n"))
+                    );
+                } else {
+                    cases.push_str("/>\n");
+                }
+            }
+            let _ = write!(
+                suites,
+                "  <testsuite name=\"{}\" tests=\"{t}\" failures=\"{f}\" errors=\"0\" skipped=\"{s}\">\n{cases}  </testsuite>\n",
+                xml(name)
+            );
+            tests += t;
+            failures += f;
+            skipped += s;
+        }
+        let input_errors = run.errors();
+        if !input_errors.is_empty() {
+            let mut cases = String::new();
+            for e in &input_errors {
+                let place = e
+                    .location()
+                    .map(|l| format!("{}:{}:{}: ", l.file, l.line, l.column))
+                    .unwrap_or_default();
+                let help = e
+                    .help
+                    .as_ref()
+                    .map(|h| format!("\nhelp: {h}"))
+                    .unwrap_or_default();
+                let _ = write!(
+                    cases,
+                    "    <testcase name=\"{INPUT_ERROR}\" classname=\"fieldgate\">\n      <error type=\"{INPUT_ERROR}\" message=\"{}\">{}</error>\n    </testcase>\n",
+                    xml(&crate::report::one_line(&e.message)),
+                    xml_text(&format!("{place}{}{help}", e.message))
+                );
+            }
+            let n = input_errors.len();
+            let _ = write!(
+                suites,
+                "  <testsuite name=\"fieldgate\" tests=\"{n}\" failures=\"0\" errors=\"{n}\" skipped=\"0\">\n{cases}  </testsuite>\n"
+            );
+            tests += n;
+            errors += n;
+        }
+        writeln!(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>")?;
+        writeln!(
+            out,
+            "<testsuites name=\"fieldgate\" tests=\"{tests}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"{skipped}\">"
+        )?;
+        write!(out, "{suites}")?;
+        writeln!(out, "</testsuites>")
+    }
+}
+
+/// A finding as the plain text of a failure or output element.
+fn describe(f: &Finding) -> String {
+    let place = f
+        .location()
+        .map(|l| format!("{}:{}:{}: ", l.file, l.line, l.column))
+        .unwrap_or_default();
+    let mut text = format!("{place}{}: {}", f.severity, f.message);
+    if let Some(help) = &f.help {
+        text.push_str(&format!("\nhelp: {help}"));
+    }
+    for r in &f.related {
+        let at = r
+            .origin
+            .as_ref()
+            .map(|o| {
+                let l = crate::finding::locate(o);
+                format!(" ({}:{}:{})", l.file, l.line, l.column)
+            })
+            .unwrap_or_default();
+        text.push_str(&format!("\nnote: {}{at}", r.message));
+    }
+    text
+}
+
+/// Text for an XML 1.0 attribute value: markup characters escaped, line breaks as character
+/// references (a parser would otherwise fold them to spaces), and control characters XML 1.0
+/// cannot hold at all replaced.
+pub fn xml(text: &str) -> String {
+    escape(text, true)
+}
+
+/// Text for XML element content: as [`xml`], with line breaks kept as they are.
+pub fn xml_text(text: &str) -> String {
+    escape(text, false)
+}
+
+fn escape(text: &str, attribute: bool) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            '\n' if attribute => out.push_str("&#10;"),
+            '\r' if attribute => out.push_str("&#13;"),
+            '\n' | '\r' => out.push(c),
+            '\t' => out.push('\t'),
+            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => out.push('\u{FFFD}'),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_is_escaped_for_xml() {
+        assert_eq!(
+            xml("a<b & \"c\"\nd\u{1}"),
+            "a&lt;b &amp; &quot;c&quot;&#10;d\u{FFFD}"
+        );
+        assert_eq!(xml_text("a\nb"), "a\nb");
+    }
+}

@@ -1,0 +1,178 @@
+//! The report formats through the real binary: `--format` for every format, exit codes, the
+//! in-band report of a run that could not judge, GitHub escaping of awkward names, and plain text
+//! when stdout is not a terminal.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn fieldgate(args: &[&str], dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_fieldgate"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("fieldgate runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+const DROPS: [&str; 4] = [
+    "lint",
+    "tests/fixtures/reports/drops.sql",
+    "--metadata",
+    "tests/fixtures/tables/orders",
+];
+
+#[test]
+fn every_format_reports_a_failing_proposal_with_exit_1() {
+    for format in [
+        "human", "json", "github", "sarif", "markdown", "gitlab", "junit",
+    ] {
+        let mut args = DROPS.to_vec();
+        args.extend(["--format", format]);
+        let out = fieldgate(&args, &repo());
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{format}: {}",
+            text(&out.stderr)
+        );
+        let stdout = text(&out.stdout);
+        match format {
+            "json" | "sarif" | "gitlab" => {
+                let _: serde_json::Value = serde_json::from_str(&stdout)
+                    .unwrap_or_else(|e| panic!("{format} is not JSON ({e}): {stdout}"));
+            }
+            "junit" => assert!(stdout.starts_with("<?xml"), "{stdout}"),
+            _ => {}
+        }
+        assert!(
+            stdout.contains("partition-source-drop"),
+            "{format}: {stdout}"
+        );
+        assert!(
+            !stdout.contains('\u{1b}'),
+            "{format}: no colour codes off a terminal"
+        );
+    }
+}
+
+#[test]
+fn a_passing_proposal_exits_0_in_every_format() {
+    for format in ["github", "sarif", "markdown", "gitlab", "junit"] {
+        let out = fieldgate(
+            &[
+                "lint",
+                "examples/lake/migrations/dim_users/0001_add_vip_level.sql",
+                "examples/lake/migrations/dim_users/0002_rename_phone.sql",
+                "--metadata",
+                "examples/lake/warehouse/lake_prod/dim_users",
+                "--format",
+                format,
+            ],
+            &repo(),
+        );
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{format}: {}",
+            text(&out.stderr)
+        );
+    }
+}
+
+#[test]
+fn a_run_that_cannot_judge_still_gives_machine_formats_a_document() {
+    let files = [
+        "lint",
+        "tests/fixtures/reports/parse_error_1.sql",
+        "tests/fixtures/reports/parse_error_2.sql",
+        "--metadata",
+        "tests/fixtures/tables/events",
+    ];
+    let mut json = files.to_vec();
+    json.extend(["--format", "json"]);
+    let out = fieldgate(&json, &repo());
+    assert_eq!(out.status.code(), Some(2));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
+    assert_eq!(report["passed"], false);
+    assert_eq!(
+        report["errors"][1]["location"]["file"],
+        "tests/fixtures/reports/parse_error_2.sql"
+    );
+    // The located diagnostics still go to stderr, for the person reading the log.
+    assert!(text(&out.stderr).contains("parse_error_1.sql:2:39"));
+
+    let mut sarif = files.to_vec();
+    sarif.extend(["--format", "sarif"]);
+    let out = fieldgate(&sarif, &repo());
+    assert_eq!(out.status.code(), Some(2));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("SARIF on stdout");
+    let invocation = &report["runs"][0]["invocations"][0];
+    assert_eq!(invocation["executionSuccessful"], false);
+    assert_eq!(
+        invocation["toolExecutionNotifications"]
+            .as_array()
+            .map(Vec::len),
+        Some(2)
+    );
+
+    // The human format leaves stdout empty: the diagnostics are on stderr.
+    let out = fieldgate(&files, &repo());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn github_annotations_escape_percent_newlines_colons_and_commas() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let metadata = dir.path().join("events/metadata");
+    fs::create_dir_all(&metadata).expect("mkdir");
+    for entry in
+        fs::read_dir(repo().join("tests/fixtures/tables/events/metadata")).expect("fixture")
+    {
+        let path = entry.expect("entry").path();
+        if let Some(name) = path.file_name() {
+            fs::copy(&path, metadata.join(name)).expect("copy");
+        }
+    }
+    // A file name and a column name with every character the format must escape.
+    let sql = "ALTER TABLE db.events ADD COLUMN `50%, a:b\nc` int;\nALTER TABLE db.events ADD COLUMN `50%, a:b\nc` string;\n";
+    fs::write(dir.path().join("50%, a:b.sql"), sql).expect("write");
+    let out = fieldgate(
+        &[
+            "lint",
+            "50%, a:b.sql",
+            "--metadata",
+            "events",
+            "--format",
+            "github",
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let annotation = stdout
+        .lines()
+        .find(|l| l.starts_with("::error "))
+        .unwrap_or_else(|| panic!("no error annotation: {stdout}"));
+    assert_eq!(
+        annotation,
+        "::error file=50%25%2C a%3Ab.sql,line=3,endLine=4,title=duplicate-name::db.events: Cannot add column, name already exists: 50%25, a:b%0Ac (field id 25)%0Ahelp: choose another name, or drop the existing field first if it is really meant to go"
+    );
+    // Every line of output is one command or one plain log line: nothing leaked a raw newline.
+    for line in stdout.lines() {
+        assert!(
+            line.starts_with("::") || line.starts_with("fieldgate "),
+            "{line}"
+        );
+    }
+    insta::assert_snapshot!("github_escaping", stdout);
+}
