@@ -18,7 +18,8 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Judge proposed DDL against a table's committed metadata; write nothing.
+    /// Judge a proposal (DDL, a schema file or an engine-written metadata file) against the
+    /// table; write nothing.
     Lint(LintArgs),
     /// Like lint, then on pass write the new metadata with field ids assigned as Iceberg does.
     Apply(ApplyArgs),
@@ -57,12 +58,15 @@ pub enum CatalogueFormat {
 
 #[derive(Debug, Args)]
 pub struct ProposalArgs {
-    /// Proposal files: `.sql` migrations (Spark or Trino DDL).
+    /// Proposal files, judged in order: `.sql` migrations (Spark, Trino or Hive DDL),
+    /// `.yaml`/`.yml`/`.json` schema files (the table as it should be), or a new
+    /// `*.metadata.json` written by an engine (judged on its own).
     #[arg(required = true, value_name = "FILES")]
     pub files: Vec<PathBuf>,
 
-    /// The table's metadata: a `*.metadata.json` file or a table directory in the Hadoop layout.
-    /// Omit it when the proposal starts with CREATE TABLE.
+    /// The table: a `*.metadata.json` file, a table directory in the Hadoop layout, or, for a
+    /// table without Iceberg metadata, a schema file with every id that describes it. Omit it
+    /// when the proposal starts with CREATE TABLE or is a schema file for a new table.
     #[arg(long, value_name = "PATH")]
     pub metadata: Option<PathBuf>,
 
@@ -111,12 +115,13 @@ pub struct ApplyArgs {
     #[command(flatten)]
     pub lint: LintArgs,
 
-    /// Write the new metadata to this file.
+    /// Write the new metadata to this file (complete Iceberg metadata for a new table or one a
+    /// schema file describes).
     #[arg(short = 'o', long = "output", value_name = "OUT")]
     pub output: Option<PathBuf>,
 
     /// Replace the metadata in place (a table directory gets the next vN.metadata.json and its
-    /// version hint), atomically.
+    /// version hint), atomically, and write the assigned field ids into schema-file proposals.
     #[arg(long)]
     pub write: bool,
 

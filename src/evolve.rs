@@ -30,6 +30,10 @@ pub enum ProblemKind {
     NestedStructure,
     /// Any other change the Iceberg model cannot express (add to a primitive, rename an element...).
     InvalidChange,
+    /// A proposal gives a field an id the table retired (a dropped field's): old files' values of
+    /// the dropped field would be read as the new one. Only front-ends that let the user write
+    /// ids (schema files) report it; `evolve` itself never reuses an id.
+    IdReuse,
 }
 
 #[derive(Debug, Clone)]

@@ -3,13 +3,15 @@
 
 use std::collections::HashMap;
 
-use crate::change::{Change, Statement, StatementKind};
+use crate::change::{Change, Origin, Span, Statement, StatementKind};
 use crate::evolve::{Evolution, Problem, ProblemKind, evolve};
 use crate::finding::{Finding, Severity};
 use crate::iceberg::metadata::TableMetadata;
+use crate::proposal::{MetadataProposal, Note, Proposal};
 use crate::rules::catalogue::catalogue;
+use crate::rules::context::Anchors;
 use crate::rules::{self, Compatibility, Context, FileHistory, History, Mapping, RuleOptions};
-use crate::suppress::{self, Suppressed, unix_days_from_date};
+use crate::suppress::{self, Suppressed, Suppression, unix_days_from_date};
 
 /// How one table is judged: reader model, compatibility mode and rule severities.
 #[derive(Debug, Clone, Default)]
@@ -20,6 +22,10 @@ pub struct Settings {
     pub severities: HashMap<String, Option<Severity>>,
     /// Options of individual rules (windows in days, the deprecation mark).
     pub options: RuleOptions,
+    /// What the version history of the table's metadata file shows (who dropped which field
+    /// when, since when fields are marked deprecated), when the table lives in a git repository.
+    /// Per table like everything here; `check`, `lint` and `apply` read it from git.
+    pub file_history: Option<FileHistory>,
 }
 
 impl Settings {
@@ -29,6 +35,7 @@ impl Settings {
             compatibility,
             severities: HashMap::new(),
             options: RuleOptions::default(),
+            file_history: None,
         }
     }
 
@@ -62,18 +69,34 @@ pub fn judge_table(
     settings: &Settings,
     today: &str,
 ) -> Judged {
-    judge_table_with_history(table, base, statements, settings, today, None)
+    judge_changes(
+        table,
+        base,
+        statements,
+        &FrontEnd::default(),
+        settings,
+        today,
+    )
 }
 
-/// [`judge_table`] with what the metadata file's version history shows (who dropped which field
-/// when, since when a field is marked deprecated), which `check` reads from git.
-pub fn judge_table_with_history(
+/// What a front-end found besides its statements: `problems` fail the proposal like changes
+/// Iceberg cannot apply (and keep `apply` from writing), `notes` are added to the help of every
+/// finding about the fields they name, `suppressions` silence findings like SQL comments do.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct FrontEnd<'a> {
+    pub problems: &'a [Problem],
+    pub notes: &'a [Note],
+    pub suppressions: &'a [Suppression],
+}
+
+/// [`judge_table`] with what a front-end found besides its statements.
+pub fn judge_changes(
     table: &str,
     base: &TableMetadata,
     statements: &[&Statement],
+    front_end: &FrontEnd<'_>,
     settings: &Settings,
     today: &str,
-    file_history: Option<FileHistory>,
 ) -> Judged {
     let change_lists: Vec<&[Change]> = statements
         .iter()
@@ -82,7 +105,110 @@ pub fn judge_table_with_history(
             StatementKind::CreateTable(_) => &[],
         })
         .collect();
-    let evolution = evolve(base, change_lists);
+    let mut evolution = evolve(base, change_lists);
+    // The front-end's problems are about the proposal as written: they come first.
+    evolution
+        .problems
+        .splice(0..0, front_end.problems.iter().cloned());
+    conclude(
+        table,
+        base,
+        evolution,
+        statements,
+        front_end,
+        &Anchors::default(),
+        settings,
+        today,
+    )
+}
+
+/// Judges a metadata file proposed as the table's next state: the rules compare `base` with the
+/// file itself (not with anything fieldgate computes), through the changes the diff derived.
+pub fn judge_metadata(
+    table: &str,
+    base: &TableMetadata,
+    proposal: &MetadataProposal,
+    settings: &Settings,
+    today: &str,
+) -> Judged {
+    let evolution = Evolution {
+        metadata: proposal.metadata.clone(),
+        assigned: proposal.assigned.clone(),
+        applied: proposal.applied.clone(),
+        problems: proposal.problems.clone(),
+    };
+    conclude(
+        table,
+        base,
+        evolution,
+        &[],
+        &FrontEnd::default(),
+        &proposal.anchors,
+        settings,
+        today,
+    )
+}
+
+/// Judges one table's proposals, in order, whatever they were written as. A metadata proposal
+/// is the table's whole next state, so it is judged alone; next to other proposals it is an
+/// `invalid-change` finding and the others are judged without it.
+pub fn judge_proposals(
+    table: &str,
+    base: &TableMetadata,
+    proposals: &[Proposal],
+    settings: &Settings,
+    today: &str,
+) -> Judged {
+    if let [Proposal::Metadata(metadata)] = proposals {
+        return judge_metadata(table, base, metadata, settings, today);
+    }
+    let mut statements = Vec::new();
+    let mut problems = Vec::new();
+    let mut notes = Vec::new();
+    let mut suppressions = Vec::new();
+    for proposal in proposals {
+        match proposal {
+            Proposal::Ddl(_) => statements.extend(proposal.statements()),
+            Proposal::SchemaFile(file) => {
+                statements.extend(proposal.statements());
+                problems.extend(file.problems.iter().cloned());
+                notes.extend(file.notes.iter().cloned());
+                suppressions.extend(file.suppressions.iter().cloned());
+            }
+            Proposal::Metadata(metadata) => problems.push(Problem {
+                kind: ProblemKind::InvalidChange,
+                message: "a metadata file proposes the table's whole next state, so it cannot be judged together with other proposals".into(),
+                help: Some("judge the metadata file on its own".into()),
+                origin: Origin {
+                    source: metadata.source.clone(),
+                    statement: Span::new(0, metadata.source.text.len()),
+                    focus: Span::new(0, 0),
+                },
+                field_id: None,
+                path: None,
+            }),
+        }
+    }
+    let front_end = FrontEnd {
+        problems: &problems,
+        notes: &notes,
+        suppressions: &suppressions,
+    };
+    judge_changes(table, base, &statements, &front_end, settings, today)
+}
+
+/// Findings from the problems, the rules and the notes, then suppressions.
+#[allow(clippy::too_many_arguments)]
+fn conclude(
+    table: &str,
+    base: &TableMetadata,
+    evolution: Evolution,
+    statements: &[&Statement],
+    front_end: &FrontEnd<'_>,
+    anchors: &Anchors,
+    settings: &Settings,
+    today: &str,
+) -> Judged {
     let mut findings: Vec<Finding> = evolution
         .problems
         .iter()
@@ -94,7 +220,7 @@ pub fn judge_table_with_history(
         })
         .collect();
     let mut history = History::of(base);
-    history.file = file_history;
+    history.file = settings.file_history.clone();
     let cx = Context {
         table,
         before: base,
@@ -105,9 +231,12 @@ pub fn judge_table_with_history(
         history: &history,
         options: &settings.options,
         today: unix_days_from_date(today).unwrap_or_default(),
+        anchors,
     };
     findings.extend(rules::run(&cx, &|rule| settings.severity(rule)));
-    let suppressions = suppress::find(statements);
+    annotate(&mut findings, front_end.notes);
+    let mut suppressions = suppress::find(statements);
+    suppressions.extend(front_end.suppressions.iter().cloned());
     let severity = settings.severity("suppression");
     let (findings, suppressed) = suppress::apply(findings, &suppressions, today, table, severity);
     Judged {
@@ -117,12 +246,28 @@ pub fn judge_table_with_history(
     }
 }
 
+/// Adds each note to the help of the findings about a field it names.
+fn annotate(findings: &mut [Finding], notes: &[Note]) {
+    for finding in findings.iter_mut() {
+        let Some(field) = &finding.field else {
+            continue;
+        };
+        for note in notes.iter().filter(|n| n.paths.contains(field)) {
+            finding.help = Some(match finding.help.take() {
+                Some(help) => format!("{help}\nnote: {}", note.text),
+                None => format!("note: {}", note.text),
+            });
+        }
+    }
+}
+
 fn problem_rule(problem: &Problem) -> &'static str {
     match problem.kind {
         ProblemKind::UnknownField { .. } => "unknown-field",
         ProblemKind::DuplicateName { .. } => "duplicate-name",
         ProblemKind::NestedStructure => "nested-structure-change",
         ProblemKind::InvalidChange => "invalid-change",
+        ProblemKind::IdReuse => "field-id-reuse",
     }
 }
 

@@ -1,7 +1,8 @@
 //! Suppressions: `-- fieldgate: allow <rule>[, <rule>] [until YYYY-MM-DD] -- <reason>` in the
-//! comment lines right above a statement silences those rules' findings on that statement. The
-//! reason is required and shown in reports; a suppression that names an unknown rule, has no
-//! reason, has expired, or silences nothing is itself reported.
+//! comment lines right above a statement silences those rules' findings on that statement (in a
+//! schema file, `# fieldgate: allow ...` above a field entry, for the changes inside that
+//! entry). The reason is required and shown in reports; a suppression that names an unknown rule,
+//! has no reason, has expired, or silences nothing is itself reported.
 
 use crate::change::{Source, Span, Statement};
 use crate::finding::{Finding, Severity};
@@ -32,21 +33,31 @@ pub struct Suppressed {
 
 /// Finds the suppression comments directly above each statement.
 pub fn find(statements: &[&Statement]) -> Vec<Suppression> {
+    statements
+        .iter()
+        .flat_map(|s| find_above(&s.source, &[s.span], "--"))
+        .collect()
+}
+
+/// Finds the suppression comments (lines starting with `comment`: `--` in SQL, `#` in YAML)
+/// directly above each of `entries`, each suppression applying to findings whose origin's
+/// statement is that entry. Schema files use it with their field entries.
+pub fn find_above(source: &Source, entries: &[Span], comment: &str) -> Vec<Suppression> {
     let mut out = Vec::new();
-    for statement in statements {
-        let text = &statement.source.text;
-        let mut end = line_start(text, statement.span.offset);
+    let text = &source.text;
+    for entry in entries {
+        let mut end = line_start(text, entry.offset);
         while end > 0 {
             let start = line_start(text, end - 1);
             let line = &text[start..end];
             let trimmed = line.trim();
-            let Some(comment) = trimmed.strip_prefix("--") else {
+            let Some(body) = trimmed.strip_prefix(comment) else {
                 break;
             };
-            if let Some(body) = comment.trim_start().strip_prefix(MARKER) {
+            if let Some(body) = body.trim_start().strip_prefix(MARKER) {
                 let offset = start + (line.len() - line.trim_start().len());
                 let span = Span::new(offset, trimmed.len());
-                out.push(parse(body, statement, span));
+                out.push(parse(body, source, *entry, span));
             }
             end = start;
         }
@@ -60,7 +71,7 @@ fn line_start(text: &str, offset: usize) -> usize {
         .map_or(0, |i| i + 1)
 }
 
-fn parse(body: &str, statement: &Statement, span: Span) -> Suppression {
+fn parse(body: &str, source: &Source, statement: Span, span: Span) -> Suppression {
     let (directive, reason) = match body.split_once("--") {
         Some((directive, reason)) => (
             directive,
@@ -74,9 +85,9 @@ fn parse(body: &str, statement: &Statement, span: Span) -> Suppression {
         None => (directive, None),
     };
     Suppression {
-        source: statement.source.clone(),
+        source: source.clone(),
         span,
-        statement: statement.span,
+        statement,
         rules: rules
             .split(',')
             .map(|r| r.trim().to_string())
@@ -160,8 +171,13 @@ pub fn apply(
     for finding in findings {
         let by = finding.origin.as_ref().and_then(|origin| {
             usable.iter().position(|s| {
+                // A finding inside the suppressed statement: in SQL that is its statement; in a
+                // schema file, the entry below the comment, nested fields included.
+                let inside = s.statement == origin.statement
+                    || (s.statement.offset <= origin.focus.offset
+                        && origin.focus.end() <= s.statement.end());
                 std::sync::Arc::ptr_eq(&s.source, &origin.source)
-                    && s.statement == origin.statement
+                    && inside
                     && s.rules.iter().any(|r| r == finding.rule)
             })
         });

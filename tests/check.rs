@@ -808,3 +808,42 @@ fn summary_and_sarif_are_written_besides_the_main_report() {
     assert_eq!(report["passed"], false);
     assert!(sarif.is_file());
 }
+
+#[test]
+fn a_schema_file_proposal_is_judged_against_the_base_table() {
+    let lake = lake_with_tables();
+    lake.write(
+        "fieldgate.yaml",
+        &CONFIG.replace(
+            "proposals:\n  - migrations/**/*.sql\n",
+            "proposals:\n  - migrations/**/*.sql\n  - schemas/*.yaml\n",
+        ),
+    );
+    // The desired state: `risk_score` added, `segment` dropped; the metadata not regenerated.
+    let schema = "table: db.accounts\nfields:\n  - {id: 1, name: account_id, type: long, required: true}\n  - {id: 2, name: email, type: string}\n  - {id: 3, name: legacy_score, type: int, doc: \"deprecated: use risk_score; risk score, old model\"}\n  - {name: risk_score, type: double, doc: risk score of the new model}\nidentifier-fields: [account_id]\n";
+    lake.write("schemas/accounts.yaml", schema);
+    lake.commit("accounts as the team wants it", 0, "Bob");
+    let (code, report) = lake.check_json();
+    assert_eq!(code, Some(1), "{report:#}");
+    let changes: Vec<(&str, &str)> = report["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["kind"].as_str().unwrap(), c["path"].as_str().unwrap()))
+        .collect();
+    assert!(changes.contains(&("add", "risk_score")), "{changes:?}");
+    assert!(changes.contains(&("drop", "segment")), "{changes:?}");
+    let found = rules(&report);
+    assert!(found.contains(&"column-drop".to_string()), "{found:?}");
+    assert!(found.contains(&"metadata-drift".to_string()), "{found:?}");
+    let drift = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["rule"] == "metadata-drift")
+        .unwrap();
+    assert_eq!(
+        drift["help"],
+        "run `fieldgate apply --write --metadata warehouse/db/accounts schemas/accounts.yaml` and commit the metadata it writes"
+    );
+}

@@ -1,15 +1,22 @@
 //! `fieldgate apply`: lint, then on pass write the new metadata atomically. A table directory in
 //! the Hadoop layout gets the next `vN.metadata.json` and then its version hint, so a reader that
-//! follows the hint never sees a version that is not fully written.
+//! follows the hint never sees a version that is not fully written. A metadata file proposed as
+//! the next state is written as it is. With `--write`, each schema-file proposal also gets the
+//! ids the table now has written into it (see `frontend::schema_file::fill_ids`); a table that
+//! only a schema file describes has no metadata to replace, so `--write` writes just the ids and
+//! `-o OUT` writes its complete Iceberg metadata.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::cli::ApplyArgs;
 use crate::commands::failure::Failure;
+use crate::commands::input::ReadProposal;
 use crate::commands::lint::{judge_and_report, now_ms};
+use crate::frontend::schema_file::fill_ids;
 use crate::iceberg::metadata::patch;
 use crate::iceberg::new_table::render_new_table;
+use crate::proposal::Proposal;
 use crate::repo::atomic::write_atomically;
 
 pub fn run(args: &ApplyArgs, out: &mut dyn Write) -> Result<bool, Failure> {
@@ -22,48 +29,100 @@ pub fn run(args: &ApplyArgs, out: &mut dyn Write) -> Result<bool, Failure> {
     }
 
     let new_metadata = &judgement.evolution.metadata;
-    let (text, target) = match &judgement.base {
+    let proposed_file = judgement.proposals.iter().find_map(|p| match &p.proposal {
+        Proposal::Metadata(metadata) => Some(metadata),
+        _ => None,
+    });
+    let iceberg_base = judgement.base.as_ref().filter(|b| b.description.is_none());
+    let metadata_write = match iceberg_base {
         Some(base) => {
-            let text = patch(&base.source.text, &base.metadata, new_metadata, now)
-                .map_err(Failure::Message)?;
+            // A metadata proposal is the new state as the engine wrote it: it is written as is.
+            let text = match proposed_file {
+                Some(proposed) => proposed.source.text.clone(),
+                None => patch(&base.source.text, &base.metadata, new_metadata, now)
+                    .map_err(Failure::Message)?,
+            };
             let target = match (&args.output, &base.location.hadoop) {
                 (Some(output), _) => output.clone(),
                 (None, Some(hadoop)) => hadoop.version_file(hadoop.version + 1),
                 (None, None) => base.location.metadata_file.clone(),
             };
-            (text, target)
+            Some((text, target))
         }
-        None => {
-            let Some(output) = &args.output else {
-                return Err(Failure::Message(
-                    "a new table has no metadata file to replace: give -o OUT".into(),
-                ));
-            };
-            (render_new_table(new_metadata, &new_uuid()), output.clone())
-        }
-    };
-    if let Some(parent) = target.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent)
-            .map_err(|e| Failure::Message(format!("cannot create `{}`: {e}", parent.display())))?;
-    }
-    write_atomically(&target, text.as_bytes())
-        .map_err(|e| Failure::Message(format!("cannot write `{}`: {e}", target.display())))?;
-    if args.output.is_none()
-        && let Some(hadoop) = judgement
-            .base
+        // A new table, or one a schema file describes: complete metadata, to -o only.
+        None => args
+            .output
             .as_ref()
-            .and_then(|b| b.location.hadoop.as_ref())
-    {
-        let hint = format!("{}\n", hadoop.version + 1);
-        write_atomically(&hadoop.hint_file(), hint.as_bytes()).map_err(|e| {
-            Failure::Message(format!(
-                "cannot write `{}`: {e}",
-                hadoop.hint_file().display()
-            ))
-        })?;
+            .map(|output| (render_new_table(new_metadata, &new_uuid()), output.clone())),
+    };
+    let write_backs = if args.write {
+        ids_to_write_back(&judgement.proposals)?
+    } else {
+        Vec::new()
+    };
+    let has_schema_files = judgement
+        .proposals
+        .iter()
+        .any(|p| matches!(p.proposal, Proposal::SchemaFile(_)));
+    if metadata_write.is_none() && !has_schema_files {
+        let message = match &judgement.base {
+            Some(_) => {
+                "the table is described by a schema file, which fieldgate does not rewrite from DDL: give -o OUT to write its Iceberg metadata"
+            }
+            None => "a new table has no metadata file to replace: give -o OUT",
+        };
+        return Err(Failure::Message(message.into()));
+    }
+
+    if let Some((text, target)) = &metadata_write {
+        if let Some(parent) = target.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent).map_err(|e| {
+                Failure::Message(format!("cannot create `{}`: {e}", parent.display()))
+            })?;
+        }
+        write_atomically(target, text.as_bytes())
+            .map_err(|e| Failure::Message(format!("cannot write `{}`: {e}", target.display())))?;
+        if args.output.is_none()
+            && let Some(hadoop) = iceberg_base.and_then(|b| b.location.hadoop.as_ref())
+        {
+            let hint = format!("{}\n", hadoop.version + 1);
+            write_atomically(&hadoop.hint_file(), hint.as_bytes()).map_err(|e| {
+                Failure::Message(format!(
+                    "cannot write `{}`: {e}",
+                    hadoop.hint_file().display()
+                ))
+            })?;
+        }
+    }
+    for (path, text) in &write_backs {
+        write_atomically(path, text.as_bytes())
+            .map_err(|e| Failure::Message(format!("cannot write `{}`: {e}", path.display())))?;
+        eprintln!("fieldgate: wrote the field ids into `{}`", path.display());
     }
     // --force writes, but the verdict stays what the findings say.
     Ok(passed)
+}
+
+/// Each schema-file proposal with the ids the table now has filled in, where that changes it.
+/// Worked out before anything is written, so a failure leaves every file as it was.
+fn ids_to_write_back(proposals: &[ReadProposal]) -> Result<Vec<(PathBuf, String)>, Failure> {
+    let mut out = Vec::new();
+    for read in proposals {
+        let (Proposal::SchemaFile(file), Some(schema)) = (&read.proposal, &read.schema_after)
+        else {
+            continue;
+        };
+        let text = fill_ids(&file.source.text, file.format, schema).map_err(|e| {
+            Failure::Message(format!(
+                "cannot write the field ids into `{}`: {e}",
+                read.path.display()
+            ))
+        })?;
+        if text != file.source.text {
+            out.push((read.path.clone(), text));
+        }
+    }
+    Ok(out)
 }
 
 /// A created table lives where its metadata goes: the directory above `metadata/`, if the output

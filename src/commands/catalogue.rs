@@ -94,6 +94,20 @@ pub fn explain(args: &ExplainArgs, out: &mut dyn Write) -> Result<bool, Failure>
                 sql.trim().replace('\n', "\n          ")
             ));
         }
+        for (verdict, files) in [
+            ("fails", &example.fail_schema),
+            ("passes", &example.pass_schema),
+        ] {
+            for file in files {
+                text.push_str(&format!(
+                    "  {verdict} as a schema file:\n{}\n",
+                    indent(&indent(file))
+                ));
+            }
+        }
+    }
+    if let Some(note) = &doc.schema_examples_note {
+        text.push_str(&format!("\nAs a schema file\n{}\n", indent(note)));
     }
     out.write_all(text.as_bytes()).map_err(write_failed)?;
     Ok(true)

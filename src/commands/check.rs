@@ -12,20 +12,24 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::change::{Origin, SourceFile, Statement, StatementKind};
+use crate::change::{Change, Origin, Source, SourceFile, Span, Statement, StatementKind};
 use crate::cli::{CheckArgs, ReportFormatArg};
 use crate::commands::drift::{self, Drift};
 use crate::commands::failure::{Failure, LocatedError};
 use crate::commands::input::{
-    LoadedTable, file_history, parse_metadata, parse_proposal, read_source_named,
+    FileKind, LoadedTable, ReadProposal, describe, file_history, parse_metadata, parse_proposal,
+    read_source_named, schema_file_failure,
 };
 use crate::commands::lint::{locate_related, now_ms, threshold, write_report};
 use crate::commands::pipeline::Judgement;
+use crate::evolve::evolve;
 use crate::finding::{Finding, Severity};
 use crate::frontend::ddl::Dialect;
+use crate::frontend::schema_file::SchemaFile;
 use crate::iceberg::metadata::TableMetadata;
 use crate::iceberg::new_table::new_table;
-use crate::judge::{Judged, Settings, judge_table_with_history};
+use crate::judge::{Judged, Settings, judge_proposals};
+use crate::proposal::Proposal;
 use crate::repo::config::{CONFIG_FILE, Config, ConfigError, TableConfig, repo_path, same_table};
 use crate::repo::git::{Base, CommitFiles, Repo};
 use crate::repo::glob;
@@ -63,19 +67,15 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> Result<bool, Failure> {
         .filter(|file| is_proposal(&config, &config_dir, file))
         .collect();
     let dialect = config.dialect.unwrap_or(Dialect::Spark);
-    let statements = parse_all(&root, &proposals, dialect)?;
-    let routed = route(&config, &statements)?;
+    let parsed = parse_all(&root, &proposals, dialect)?;
+    let routed = route(&config, parsed)?;
     // A table this change creates may have no metadata anywhere yet: its metadata-drift finding
     // says how to write it, which helps more than a configuration error.
     let created: Vec<PathBuf> = config
         .tables
         .iter()
         .zip(&routed)
-        .filter(|(_, statements)| {
-            statements
-                .first()
-                .is_some_and(|s| matches!(s.kind, StatementKind::CreateTable(_)))
-        })
+        .filter(|(_, items)| items.first().is_some_and(Item::may_create))
         .filter_map(|(table, _)| repo_path(&config_dir, table.metadata.as_deref()?).ok())
         .collect();
     let locations = config
@@ -89,9 +89,9 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> Result<bool, Failure> {
 
     let now = now_ms();
     let mut judged: Vec<(Judgement, Settings)> = Vec::new();
-    for ((table, path), statements) in config.tables.iter().zip(&locations).zip(&routed) {
+    for ((table, path), items) in config.tables.iter().zip(&locations).zip(&routed) {
         let metadata_changed = changed.iter().any(|file| file.starts_with(path));
-        if statements.is_empty() && !metadata_changed {
+        if items.is_empty() && !metadata_changed {
             continue;
         }
         let at = TableAt {
@@ -102,8 +102,9 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> Result<bool, Failure> {
             config: &config,
             table,
             path,
+            dialect,
         };
-        if let Some((mut judgement, settings)) = at.judge(statements, now)? {
+        if let Some((mut judgement, settings)) = at.judge(items, now)? {
             locate_related(&mut judgement);
             judged.push((judgement, settings));
         }
@@ -233,55 +234,119 @@ fn is_proposal(config: &Config, config_dir: &Path, file: &Path) -> bool {
         .any(|pattern| glob::matches(pattern, &relative))
 }
 
-/// Every proposal's statements, in path order; located errors of all files together.
-fn parse_all(root: &Path, files: &[&PathBuf], dialect: Dialect) -> Result<Vec<Statement>, Failure> {
-    let mut statements = Vec::new();
+/// One proposal file as `check` routes it: a migration's statements (split by the table they
+/// name), or a schema file, which names its table and is diffed once the table is at hand.
+#[derive(Clone)]
+enum Item {
+    Ddl {
+        path: PathBuf,
+        statements: Vec<Statement>,
+    },
+    SchemaFile {
+        path: PathBuf,
+        source: Source,
+        table: String,
+        table_span: Span,
+    },
+}
+
+impl Item {
+    /// Whether the item can bring a table into being (CREATE TABLE, or a schema file).
+    fn may_create(&self) -> bool {
+        match self {
+            Item::Ddl { statements, .. } => statements
+                .first()
+                .is_some_and(|s| matches!(s.kind, StatementKind::CreateTable(_))),
+            Item::SchemaFile { .. } => true,
+        }
+    }
+
+    fn path(&self) -> &Path {
+        match self {
+            Item::Ddl { path, .. } | Item::SchemaFile { path, .. } => path,
+        }
+    }
+}
+
+/// Every proposal file read and parsed, in path order; located errors of all files together.
+/// Each goes through the dispatcher's file kinds: a migration is parsed now, a schema file only
+/// read for its table name (its diff needs the table).
+fn parse_all(root: &Path, files: &[&PathBuf], dialect: Dialect) -> Result<Vec<Item>, Failure> {
+    let mut items = Vec::new();
     let mut errors = Vec::new();
     for file in files {
-        match parse_proposal(&root.join(file), file.display().to_string(), dialect) {
-            Ok(mut parsed) => statements.append(&mut parsed),
+        let source = read_source_named(&root.join(file), slashed(file))?;
+        let parsed = match FileKind::of(&source.name, &source.text) {
+            Some(FileKind::SchemaFile(format)) => SchemaFile::parse(&source.text, format)
+                .map(|schema| Item::SchemaFile {
+                    path: file.to_path_buf(),
+                    source: source.clone(),
+                    table: schema.table.clone(),
+                    table_span: schema.table_span,
+                })
+                .map_err(|e| schema_file_failure(&source, e)),
+            Some(FileKind::Metadata) => Err(Failure::Message(format!(
+                "`{}`: a metadata file is not a proposal in `check`, where the committed metadata is compared with the migrations; judge it with `fieldgate lint`, or narrow `proposals` in {CONFIG_FILE}",
+                source.name
+            ))),
+            _ => parse_proposal(source, dialect, None).and_then(|proposal| match proposal {
+                Proposal::Ddl(statements) => Ok(Item::Ddl {
+                    path: file.to_path_buf(),
+                    statements,
+                }),
+                _ => Err(Failure::Message(format!(
+                    "`{}` is not a migration",
+                    file.display()
+                ))),
+            }),
+        };
+        match parsed {
+            Ok(item) => items.push(item),
             Err(Failure::Located(mut located)) => errors.append(&mut located),
             Err(other) => return Err(other),
         }
     }
     if errors.is_empty() {
-        Ok(statements)
+        Ok(items)
     } else {
         Err(Failure::Located(errors))
     }
 }
 
-/// Each configured table's statements. A statement naming no configured table, or several, is
-/// a located error: guessing would judge a change against the wrong table.
-fn route<'s>(
-    config: &Config,
-    statements: &'s [Statement],
-) -> Result<Vec<Vec<&'s Statement>>, Failure> {
-    let mut routed: Vec<Vec<&Statement>> = vec![Vec::new(); config.tables.len()];
+/// A repository path with `/`, as reports and git name files.
+fn slashed(path: &Path) -> String {
+    path.components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// Each configured table's items, in path order; a migration naming several tables is split.
+/// A name matching no configured table, or several, is a located error: guessing would judge a
+/// change against the wrong table.
+fn route(config: &Config, items: Vec<Item>) -> Result<Vec<Vec<Item>>, Failure> {
+    let mut routed: Vec<Vec<Item>> = vec![Vec::new(); config.tables.len()];
     let mut errors = Vec::new();
-    for statement in statements {
+    let mut table_of = |name: &str, source: &Source, span: Span| -> Option<usize> {
         let matches: Vec<usize> = config
             .tables
             .iter()
             .enumerate()
-            .filter(|(_, t)| same_table(&t.name, &statement.table))
+            .filter(|(_, t)| same_table(&t.name, name))
             .map(|(i, _)| i)
             .collect();
         match matches.as_slice() {
-            [index] => routed[*index].push(statement),
+            [index] => return Some(*index),
             [] => {
-                let help = closest(
-                    &statement.table,
-                    config.tables.iter().map(|t| t.name.as_str()),
-                )
-                .map(|name| format!("did you mean `{name}`?"))
-                .unwrap_or_else(|| {
-                    format!("add the table to `tables` in {CONFIG_FILE}, with its metadata")
-                });
+                let help = closest(name, config.tables.iter().map(|t| t.name.as_str()))
+                    .map(|found| format!("did you mean `{found}`?"))
+                    .unwrap_or_else(|| {
+                        format!("add the table to `tables` in {CONFIG_FILE}, with its metadata")
+                    });
                 errors.push(LocatedError::new(
-                    &statement.source,
-                    statement.table_span,
-                    format!("`{}` is not a table of {CONFIG_FILE}", statement.table),
+                    source,
+                    span,
+                    format!("`{name}` is not a table of {CONFIG_FILE}"),
                     Some(help),
                 ));
             }
@@ -291,11 +356,46 @@ fn route<'s>(
                     .map(|i| format!("`{}`", config.tables[*i].name))
                     .collect();
                 errors.push(LocatedError::new(
-                    &statement.source,
-                    statement.table_span,
-                    format!("`{}` could be any of {}", statement.table, names.join(", ")),
+                    source,
+                    span,
+                    format!("`{name}` could be any of {}", names.join(", ")),
                     Some("qualify the table name as fieldgate.yaml does".into()),
                 ));
+            }
+        }
+        None
+    };
+    for item in items {
+        match item {
+            Item::Ddl { path, statements } => {
+                let mut per_table: Vec<(usize, Vec<Statement>)> = Vec::new();
+                for statement in statements {
+                    let Some(index) =
+                        table_of(&statement.table, &statement.source, statement.table_span)
+                    else {
+                        continue;
+                    };
+                    match per_table.iter_mut().find(|(i, _)| *i == index) {
+                        Some((_, list)) => list.push(statement),
+                        None => per_table.push((index, vec![statement])),
+                    }
+                }
+                for (index, statements) in per_table {
+                    routed[index].push(Item::Ddl {
+                        path: path.clone(),
+                        statements,
+                    });
+                }
+            }
+            Item::SchemaFile {
+                ref source,
+                ref table,
+                table_span,
+                ..
+            } => {
+                if let Some(index) = table_of(table, source, table_span) {
+                    routed[index].push(item.clone());
+                }
             }
         }
     }
@@ -316,24 +416,27 @@ struct TableAt<'a> {
     table: &'a TableConfig,
     /// The table's metadata file or directory, relative to the root.
     path: &'a Path,
+    dialect: Dialect,
 }
 
 impl TableAt<'_> {
-    /// Judges the table's statements against its base metadata, with its file history, and
-    /// compares the committed metadata with the result. `None`: a table new in this change with
-    /// no proposal, so there is nothing to judge.
-    fn judge(
-        &self,
-        statements: &[&Statement],
-        now: i64,
-    ) -> Result<Option<(Judgement, Settings)>, Failure> {
-        let settings = self.config.settings_for(&self.table.name);
+    /// Judges the table's proposals, in order, against its base metadata, with its file history,
+    /// and compares the committed metadata with the result. `None`: a table new in this change
+    /// with no proposal, so there is nothing to judge.
+    fn judge(&self, items: &[Item], now: i64) -> Result<Option<(Judgement, Settings)>, Failure> {
+        let mut settings = self.config.settings_for(&self.table.name);
         let today = date_from_unix_days(now.div_euclid(86_400_000));
         let base = self.load_base()?;
-        let (start, alters): (TableMetadata, Vec<&Statement>) = match &base {
+        let mut items: Vec<Item> = items.to_vec();
+        let mut read: Vec<ReadProposal> = Vec::new();
+        let start: TableMetadata = match &base {
             Some(loaded) => {
-                let creates: Vec<LocatedError> = statements
+                let creates: Vec<LocatedError> = items
                     .iter()
+                    .flat_map(|item| match item {
+                        Item::Ddl { statements, .. } => statements.as_slice(),
+                        Item::SchemaFile { .. } => &[],
+                    })
                     .filter(|s| matches!(s.kind, StatementKind::CreateTable(_)))
                     .map(|s| {
                         LocatedError::new(
@@ -351,70 +454,60 @@ impl TableAt<'_> {
                 if !creates.is_empty() {
                     return Err(Failure::Located(creates));
                 }
-                (loaded.metadata.clone(), statements.to_vec())
+                loaded.metadata.clone()
             }
-            None => match statements.split_first() {
+            None => match self.created(&mut items, &mut read, now)? {
+                Some(metadata) => metadata,
                 None => return Ok(None),
-                Some((first, rest)) => match &first.kind {
-                    StatementKind::CreateTable(create) => {
-                        let location = self.root.join(self.path).display().to_string();
-                        let metadata = new_table(create, location, now).map_err(|e| {
-                            Failure::Located(vec![LocatedError::new(
-                                &first.source,
-                                first.span,
-                                e.message,
-                                None,
-                            )])
-                        })?;
-                        (metadata, rest.to_vec())
-                    }
-                    StatementKind::Alter(_) => {
-                        return Err(Failure::Located(vec![LocatedError::new(
-                            &first.source,
-                            first.table_span,
-                            format!(
-                                "`{}` has no metadata at the base ({}): `{}` is not in that commit",
-                                self.table.name,
-                                self.base.info.id,
-                                self.path.display()
-                            ),
-                            Some(
-                                "a new table's first migration is its CREATE TABLE statement"
-                                    .into(),
-                            ),
-                        )]));
-                    }
-                },
             },
         };
-        let history = match &base {
-            Some(_) => Some(file_history(
+        // Each proposal against the table as the ones before it left it, as `apply` would go.
+        let mut state = start.clone();
+        for item in &items {
+            let proposal = match item {
+                Item::Ddl { statements, .. } => Proposal::Ddl(statements.clone()),
+                Item::SchemaFile { source, .. } => {
+                    parse_proposal(source.clone(), self.dialect, Some(&state))?
+                }
+            };
+            state = evolved(&state, &proposal.statements());
+            read.push(ReadProposal {
+                path: item.path().to_path_buf(),
+                proposal,
+                schema_after: Some(state.current_schema().clone()),
+            });
+        }
+        if base.is_some() {
+            settings.file_history = Some(file_history(
                 self.repo,
                 self.base.commit,
                 self.path,
                 &settings.options,
-            )?),
-            None => None,
-        };
+            )?);
+        }
+        let proposals: Vec<Proposal> = read.iter().map(|r| r.proposal.clone()).collect();
         let Judged {
             evolution,
             mut findings,
             suppressed,
-        } = judge_table_with_history(
-            &self.table.name,
-            &start,
-            &alters,
-            &settings,
-            &today,
-            history,
-        );
+        } = judge_proposals(&self.table.name, &start, &proposals, &settings, &today);
+        let statements: Vec<Statement> = read
+            .iter()
+            .flat_map(|r| r.proposal.statements())
+            .cloned()
+            .collect();
+        let alters: Vec<&Statement> = statements
+            .iter()
+            .filter(|s| matches!(s.kind, StatementKind::Alter(_)))
+            .collect();
         if evolution.problems.is_empty()
             && let Some(severity) = settings.severity("metadata-drift")
         {
+            let files: Vec<String> = read.iter().map(|r| slashed(&r.path)).collect();
             findings.extend(self.drift(
                 &start,
                 base.is_some(),
-                statements,
+                &files,
                 &alters,
                 &evolution.metadata,
                 severity,
@@ -426,9 +519,83 @@ impl TableAt<'_> {
             evolution,
             findings,
             suppressed,
-            statements: statements.iter().map(|s| (*s).clone()).collect(),
+            statements,
+            proposals: read,
         };
         Ok(Some((judgement, settings)))
+    }
+
+    /// A table with no metadata at the base: the first proposal must create it, with CREATE
+    /// TABLE (taken out of its item) or a schema file describing it (judged along as the first
+    /// proposal). `None` when there is no proposal at all.
+    fn created(
+        &self,
+        items: &mut Vec<Item>,
+        read: &mut Vec<ReadProposal>,
+        now: i64,
+    ) -> Result<Option<TableMetadata>, Failure> {
+        let location = self.root.join(self.path).display().to_string();
+        let no_base = |source: &Source, span: Span| {
+            Failure::Located(vec![LocatedError::new(
+                source,
+                span,
+                format!(
+                    "`{}` has no metadata at the base ({}): `{}` is not in that commit",
+                    self.table.name,
+                    self.base.info.id,
+                    self.path.display()
+                ),
+                Some(
+                    "a new table's first proposal creates it: CREATE TABLE, or a schema file without ids".into(),
+                ),
+            )])
+        };
+        let Some(first) = items.first_mut() else {
+            return Ok(None);
+        };
+        match first {
+            Item::Ddl { statements, .. } => {
+                let Some(statement) = statements.first() else {
+                    return Ok(None);
+                };
+                let StatementKind::CreateTable(create) = &statement.kind else {
+                    return Err(no_base(&statement.source, statement.table_span));
+                };
+                let metadata = new_table(create, location, now).map_err(|e| {
+                    Failure::Located(vec![LocatedError::new(
+                        &statement.source,
+                        statement.span,
+                        e.message,
+                        None,
+                    )])
+                })?;
+                statements.remove(0);
+                Ok(Some(metadata))
+            }
+            Item::SchemaFile {
+                path,
+                source,
+                table_span,
+                ..
+            } => {
+                let proposal = parse_proposal(source.clone(), self.dialect, None)?;
+                let Proposal::SchemaFile(file) = &proposal else {
+                    return Err(no_base(source, *table_span));
+                };
+                let mut metadata = describe(&file.file)
+                    .map_err(|e| schema_file_failure(source, e))?
+                    .metadata;
+                metadata.location = location;
+                metadata.last_updated_ms = now;
+                read.push(ReadProposal {
+                    path: path.clone(),
+                    proposal,
+                    schema_after: Some(metadata.current_schema().clone()),
+                });
+                items.remove(0);
+                Ok(Some(metadata))
+            }
+        }
     }
 
     /// The table as of the base commit, read from git objects.
@@ -447,6 +614,7 @@ impl TableAt<'_> {
             location,
             source,
             metadata,
+            description: None,
         }))
     }
 
@@ -455,13 +623,12 @@ impl TableAt<'_> {
         &self,
         start: &TableMetadata,
         existed: bool,
-        statements: &[&Statement],
+        files: &[String],
         alters: &[&Statement],
         expected: &TableMetadata,
         severity: Severity,
     ) -> Option<Finding> {
-        let path = self.path.display().to_string();
-        let files = proposal_files(statements);
+        let path = slashed(self.path);
         let apply = if existed {
             format!(
                 "fieldgate apply --write --metadata {path} {}",
@@ -491,7 +658,7 @@ impl TableAt<'_> {
             });
         let table = &self.table.name;
         let (message, help) = match committed {
-            Err(_) if statements.is_empty() => return None,
+            Err(_) if files.is_empty() => return None,
             Err(_) => (
                 format!(
                     "{table}: the change has no committed metadata: `{path}` holds no readable Iceberg metadata in the working tree"
@@ -511,7 +678,7 @@ impl TableAt<'_> {
                     format!("run `{apply}` and commit the metadata it writes"),
                 ),
                 Drift::Stale { applied } => {
-                    let rest = proposal_files(&alters[applied..]);
+                    let rest = statement_files(&alters[applied..]);
                     let on_file_boundary = applied == 0
                         || alters[applied - 1].source.name != alters[applied].source.name;
                     let help = if on_file_boundary {
@@ -534,7 +701,7 @@ impl TableAt<'_> {
                         help,
                     )
                 }
-                Drift::Differs(differences) if statements.is_empty() => (
+                Drift::Differs(differences) if files.is_empty() => (
                     format!(
                         "{table}: `{path}` changed, but no migration in this change says so: {}",
                         differences.join("; ")
@@ -554,7 +721,7 @@ impl TableAt<'_> {
                 ),
             },
         };
-        let origin = statements.last().map(|s| Origin {
+        let origin = alters.last().map(|s| Origin {
             source: s.source.clone(),
             statement: s.span,
             focus: s.table_span,
@@ -573,8 +740,20 @@ impl TableAt<'_> {
     }
 }
 
+/// The table after `statements` (one schema update each), as the next proposal sees it.
+fn evolved(state: &TableMetadata, statements: &[&Statement]) -> TableMetadata {
+    let lists: Vec<&[Change]> = statements
+        .iter()
+        .filter_map(|s| match &s.kind {
+            StatementKind::Alter(changes) => Some(changes.as_slice()),
+            StatementKind::CreateTable(_) => None,
+        })
+        .collect();
+    evolve(state, lists).metadata
+}
+
 /// The distinct files of `statements`, in order, as reports name them.
-fn proposal_files(statements: &[&Statement]) -> Vec<String> {
+fn statement_files(statements: &[&Statement]) -> Vec<String> {
     let mut files: Vec<String> = Vec::new();
     for statement in statements {
         if !files.contains(&statement.source.name) {

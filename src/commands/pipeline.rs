@@ -1,28 +1,37 @@
-//! The path every judging command shares: read the table and the proposal, route statements to
-//! the table, evolve, and turn problems into findings.
+//! The path every judging command shares: read the table and the proposals, check they are all
+//! about one table, find the table to start from (committed metadata, a describing schema file,
+//! or a table the proposal creates), and judge.
 
-use crate::change::{Statement, StatementKind};
-use crate::cli::ProposalArgs;
+use crate::change::{Span, Statement, StatementKind};
+use crate::cli::{DialectArg, ProposalArgs};
 use crate::commands::failure::{Failure, LocatedError};
-use crate::commands::input::{LoadedTable, history_on_disk, load_table, parse_proposals};
+use crate::commands::input::{
+    LoadedTable, ReadProposal, describe, history_on_disk, load_table, read_proposals,
+    schema_file_failure,
+};
 use crate::commands::settings::resolve;
 use crate::evolve::Evolution;
 use crate::finding::Finding;
+use crate::frontend::ddl::Dialect;
 use crate::iceberg::metadata::TableMetadata;
 use crate::iceberg::new_table::new_table;
-use crate::judge::{Judged, judge_table_with_history};
+use crate::judge::{Judged, judge_proposals};
+use crate::proposal::Proposal;
 use crate::repo::config::same_table;
 use crate::suppress::{Suppressed, date_from_unix_days};
 
 pub struct Judgement {
     pub table: String,
-    /// The committed table; `None` when the proposal creates it.
+    /// The table as it was; `None` when the proposal creates it.
     pub base: Option<LoadedTable>,
     pub evolution: Evolution,
     pub findings: Vec<Finding>,
     /// Findings silenced by a suppression comment, with its reason.
     pub suppressed: Vec<Suppressed>,
+    /// Every statement of the proposals, in order.
     pub statements: Vec<Statement>,
+    /// The proposal files, read, in order.
+    pub proposals: Vec<ReadProposal>,
 }
 
 impl Judgement {
@@ -31,34 +40,98 @@ impl Judgement {
     }
 }
 
+pub fn dialect(arg: DialectArg) -> Dialect {
+    match arg {
+        DialectArg::Spark => Dialect::Spark,
+        DialectArg::Trino => Dialect::Trino,
+        DialectArg::Hive => Dialect::Hive,
+    }
+}
+
 /// `location` is where a table created by the proposal will live.
 pub fn judge(args: &ProposalArgs, location: String, now_ms: i64) -> Result<Judgement, Failure> {
     let resolved = resolve(args)?;
-    let statements = parse_proposals(&args.files, resolved.dialect)?;
-    let Some(first) = statements.first() else {
+    let base = args.metadata.as_deref().map(load_table).transpose()?;
+    let proposals = read_proposals(
+        &args.files,
+        dialect(resolved.dialect),
+        base.as_ref().map(|b| &b.metadata),
+    )?;
+    let statements: Vec<Statement> = proposals
+        .iter()
+        .flat_map(|p| p.proposal.statements())
+        .cloned()
+        .collect();
+    let new_table_file = proposals.iter().find_map(|p| match &p.proposal {
+        Proposal::SchemaFile(f) if f.statement.is_none() => Some(f),
+        _ => None,
+    });
+    let has_metadata = proposals
+        .iter()
+        .any(|p| matches!(p.proposal, Proposal::Metadata(_)));
+    let named = statements
+        .first()
+        .map(|s| s.table.clone())
+        .or_else(|| new_table_file.map(|f| f.file.table.clone()))
+        .or_else(|| {
+            base.as_ref()
+                .and_then(|b| b.description.as_ref())
+                .map(|d| d.table.clone())
+        })
+        .or_else(|| {
+            base.as_ref()
+                .filter(|_| has_metadata)
+                .map(|b| table_name_from_location(&b.metadata.location))
+        });
+    let Some(table) = args.table.clone().or(named) else {
         return Err(Failure::Message("the proposal holds no statement".into()));
     };
-    let table = args.table.clone().unwrap_or_else(|| first.table.clone());
+
     let mut errors = Vec::new();
-    for statement in &statements {
-        if !same_table(&statement.table, &table) {
+    let mut other_table = |source, span, what: &str, named: &str| {
+        if !same_table(named, &table) {
             errors.push(LocatedError::new(
-                &statement.source,
-                statement.table_span,
-                format!(
-                    "this statement is for `{}`, but this run judges `{table}`",
-                    statement.table
-                ),
+                source,
+                span,
+                format!("this {what} is for `{named}`, but this run judges `{table}`"),
                 Some(
                     "judge one table per run: put each table's migrations in files of their own"
                         .into(),
                 ),
             ));
         }
+    };
+    for statement in &statements {
+        let what = match statement.source.name.to_ascii_lowercase().ends_with(".sql") {
+            true => "statement",
+            false => "schema file",
+        };
+        other_table(
+            &statement.source,
+            statement.table_span,
+            what,
+            &statement.table,
+        );
+    }
+    if let Some(file) = new_table_file {
+        other_table(
+            &file.source,
+            file.file.table_span,
+            "schema file",
+            &file.file.table,
+        );
+    }
+    if let Some(base) = &base
+        && let Some(description) = &base.description
+    {
+        other_table(
+            &base.source,
+            Span::new(0, 0),
+            "table description",
+            &description.table,
+        );
     }
 
-    let base = args.metadata.as_deref().map(load_table).transpose()?;
-    let mut alters = statements.iter().peekable();
     let start = match &base {
         Some(loaded) => {
             for statement in &statements {
@@ -74,27 +147,14 @@ pub fn judge(args: &ProposalArgs, location: String, now_ms: i64) -> Result<Judge
                     ));
                 }
             }
-            Some(loaded.metadata.clone())
-        }
-        None => match alters.next() {
-            Some(Statement {
-                kind: StatementKind::CreateTable(create),
-                source,
-                span,
-                ..
-            }) => match new_table(create, location, now_ms) {
-                Ok(metadata) => Some(metadata),
-                Err(e) => {
-                    errors.push(LocatedError::new(source, *span, e.message, None));
-                    None
-                }
-            },
-            _ => {
-                return Err(Failure::Message(
-                    "no --metadata given and the proposal does not start with CREATE TABLE: name the table's metadata with --metadata PATH".into(),
-                ));
+            let mut metadata = loaded.metadata.clone();
+            if loaded.description.is_some() {
+                // A described table has no location of its own: it lives where its output goes.
+                metadata.location = location;
             }
-        },
+            Some(metadata)
+        }
+        None => created(&proposals, &statements, location, now_ms, &mut errors)?,
     };
     if !errors.is_empty() {
         return Err(Failure::Located(errors));
@@ -102,31 +162,36 @@ pub fn judge(args: &ProposalArgs, location: String, now_ms: i64) -> Result<Judge
     let Some(start) = start else {
         return Err(Failure::Located(errors));
     };
-    let alters: Vec<&Statement> = alters.collect();
-    for statement in alters
+
+    // The table's readers: what the flags and the configuration say, else what the schema files
+    // say (the proposal's, then the description's).
+    let stated_mapping = proposals
         .iter()
-        .filter(|s| matches!(s.kind, StatementKind::CreateTable(_)))
-    {
-        errors.push(LocatedError::new(
-            &statement.source,
-            statement.span,
-            format!("a second CREATE TABLE for `{table}`"),
-            None,
-        ));
+        .rev()
+        .find_map(|p| match &p.proposal {
+            Proposal::SchemaFile(f) if f.file.stated.mapping.is_some() => Some(f.file.mapping),
+            _ => None,
+        })
+        .or_else(|| {
+            base.as_ref()
+                .and_then(|b| b.description.as_ref())
+                .map(|d| d.mapping)
+        });
+    let mut settings = resolved.settings_with_mapping(&table, stated_mapping);
+    // The metadata file's git history, as `check` reads it, so name-reuse windows and
+    // deprecation periods judge the same locally (a described table has no such history).
+    if base.as_ref().is_some_and(|b| b.description.is_none()) {
+        settings.file_history = args
+            .metadata
+            .as_deref()
+            .and_then(|path| history_on_disk(path, &settings.options));
     }
-    if !errors.is_empty() {
-        return Err(Failure::Located(errors));
-    }
-    let settings = resolved.settings_for(&table);
-    let history = args
-        .metadata
-        .as_deref()
-        .and_then(|path| history_on_disk(path, &settings.options));
+    let list: Vec<Proposal> = proposals.iter().map(|p| p.proposal.clone()).collect();
     let Judged {
         evolution,
         findings,
         suppressed,
-    } = judge_table_with_history(&table, &start, &alters, &settings, &today(now_ms), history);
+    } = judge_proposals(&table, &start, &list, &settings, &today(now_ms));
     Ok(Judgement {
         table,
         base,
@@ -134,7 +199,104 @@ pub fn judge(args: &ProposalArgs, location: String, now_ms: i64) -> Result<Judge
         findings,
         suppressed,
         statements,
+        proposals,
     })
+}
+
+/// The table the proposals create when there is no `--metadata`: CREATE TABLE first, or a
+/// schema file describing the new table.
+fn created(
+    proposals: &[ReadProposal],
+    statements: &[Statement],
+    location: String,
+    now_ms: i64,
+    errors: &mut Vec<LocatedError>,
+) -> Result<Option<TableMetadata>, Failure> {
+    let first_create = statements
+        .iter()
+        .position(|s| matches!(s.kind, StatementKind::CreateTable(_)));
+    for statement in statements
+        .iter()
+        .enumerate()
+        .filter(|(i, s)| {
+            matches!(s.kind, StatementKind::CreateTable(_)) && Some(*i) != first_create
+        })
+        .map(|(_, s)| s)
+    {
+        errors.push(LocatedError::new(
+            &statement.source,
+            statement.span,
+            format!("a second CREATE TABLE for `{}`", statement.table),
+            None,
+        ));
+    }
+    match proposals.first().map(|p| &p.proposal) {
+        Some(Proposal::Ddl(list)) => match list.first() {
+            Some(Statement {
+                kind: StatementKind::CreateTable(create),
+                source,
+                span,
+                ..
+            }) => match new_table(create, location, now_ms) {
+                Ok(metadata) => Ok(Some(metadata)),
+                Err(e) => {
+                    errors.push(LocatedError::new(source, *span, e.message, None));
+                    Ok(None)
+                }
+            },
+            _ => Err(no_table()),
+        },
+        Some(Proposal::SchemaFile(file)) if file.statement.is_none() => {
+            for statement in statements
+                .iter()
+                .filter(|s| matches!(s.kind, StatementKind::CreateTable(_)))
+            {
+                errors.push(LocatedError::new(
+                    &statement.source,
+                    statement.span,
+                    format!(
+                        "CREATE TABLE for `{}`, which the schema file already describes",
+                        statement.table
+                    ),
+                    None,
+                ));
+            }
+            let description = describe(&file.file).map_err(|e| {
+                let mut failure = schema_file_failure(&file.source, e);
+                if let Failure::Located(errors) = &mut failure {
+                    for error in errors.iter_mut() {
+                        error.help = Some(
+                            "without --metadata a schema file describes the table on its own: leave out every id for a new table (fieldgate numbers them as Iceberg does), or give every field its id; to judge a change, give the table with --metadata".into(),
+                        );
+                    }
+                }
+                failure
+            })?;
+            let mut metadata = description.metadata;
+            metadata.location = location;
+            metadata.last_updated_ms = now_ms;
+            Ok(Some(metadata))
+        }
+        _ => Err(no_table()),
+    }
+}
+
+fn no_table() -> Failure {
+    Failure::Message(
+        "no --metadata given and the proposal does not start with CREATE TABLE or a schema file: name the table's metadata with --metadata PATH".into(),
+    )
+}
+
+/// A metadata proposal does not name its table: Iceberg's `location` ends in the table's
+/// directory, which is named after it.
+fn table_name_from_location(location: &str) -> String {
+    location
+        .trim_end_matches('/')
+        .rsplit('/')
+        .next()
+        .filter(|n| !n.is_empty())
+        .unwrap_or("table")
+        .to_string()
 }
 
 /// The UTC date of a Unix time in milliseconds, for suppression expiry.

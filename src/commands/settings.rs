@@ -19,6 +19,24 @@ pub struct Resolved {
 }
 
 impl Resolved {
+    /// [`Resolved::settings_for`], with `stated` (a schema file's `mapping`) deciding how readers
+    /// find columns when neither `--mapping` nor the table's configuration does.
+    pub fn settings_with_mapping(&self, table: &str, stated: Option<Mapping>) -> Settings {
+        let mut settings = self.settings_for(table);
+        let configured = self
+            .config
+            .as_ref()
+            .and_then(|c| c.table(table))
+            .and_then(|t| t.mapping);
+        if self.mapping.is_none()
+            && configured.is_none()
+            && let Some(mapping) = stated
+        {
+            settings.mapping = mapping;
+        }
+        settings
+    }
+
     pub fn settings_for(&self, table: &str) -> Settings {
         let mut settings = match &self.config {
             Some(config) => config.settings_for(table),

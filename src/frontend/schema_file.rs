@@ -5,17 +5,26 @@
 //! is converted to the same [`YamlNode`] shape), then `read` walks that one tree into a
 //! [`SchemaFile`]: typed fields with optional ids and the span of every part a diagnostic or a
 //! later rewrite needs. Every problem of the file is collected, not only the first, and each
-//! points at its text. A file whose fields all have ids can then become Iceberg metadata with
-//! [`SchemaFile::to_table_metadata`] (rule-example bases, tables without Iceberg metadata).
+//! points at its text. From there a file is used three ways:
 //!
-//! Nothing here reads files, diffs schemas or assigns ids: callers pass text, and the diff
-//! against a base lives with the other front-end logic that produces `Change`s.
+//! - as a proposal: [`SchemaFile::diff`] (`diff`) pairs its fields with a table's by id and
+//!   returns the one schema update that makes the table what the file says;
+//! - as a table description: [`SchemaFile::to_table_metadata`] (`table`) for a file whose fields
+//!   all have ids (rule-example bases, tables without Iceberg metadata), and
+//!   [`SchemaFile::with_fresh_ids`] (`fresh`) for a new table written without any;
+//! - as a lock file: [`fill_ids`] (`write_back`) writes the ids the table has into the text,
+//!   without touching anything else.
+//!
+//! Nothing here reads or writes files: callers pass text and get values or text back.
 
+mod diff;
 mod error;
+mod fresh;
 mod read;
 mod table;
 mod tree;
 mod type_string;
+mod write_back;
 
 #[cfg(test)]
 mod tests;
@@ -26,8 +35,10 @@ use std::path::Path;
 use crate::change::Span;
 use crate::iceberg::types::{FieldId, PrimitiveType};
 
+pub use diff::SchemaDiff;
 pub use error::{Related, SchemaFileError, SchemaFileErrorKind, SchemaFileErrors};
 pub use table::TableDescription;
+pub use write_back::{WriteBackError, fill_ids};
 
 use crate::yaml::YamlNode;
 
@@ -66,6 +77,24 @@ pub struct SchemaFile {
     pub sort_order: Vec<FileSortField>,
     /// Fields dropped earlier: history, whose ids are retired forever. Every one has an id.
     pub dropped: Vec<FileField>,
+    /// Which optional top-level keys the file has, and where.
+    pub stated: Stated,
+}
+
+/// Where the top-level keys are that a file may leave out, `None` when it does. A proposal
+/// changes only what it states: without `identifier-fields` the table keeps its identifier
+/// fields, while `identifier-fields: []` removes them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Stated {
+    /// The values of these keys.
+    pub format_version: Option<Span>,
+    pub mapping: Option<Span>,
+    pub identifier_fields: Option<Span>,
+    pub partition: Option<Span>,
+    pub sort_order: Option<Span>,
+    /// The `fields` key itself (empty at the start of the file when it is missing): where a
+    /// finding about a top-level field that is no longer in the file points.
+    pub fields_key: Span,
 }
 
 pub use crate::iceberg::mapping::Mapping;
@@ -90,6 +119,9 @@ pub struct FileField {
     pub id_span: Span,
     pub required_span: Option<Span>,
     pub doc_span: Option<Span>,
+    /// Written inside a type string (`STRUCT<a: int>`), where no id can be written: a proposal
+    /// matches such a field by name within its struct.
+    pub in_type_string: bool,
 }
 
 /// A field type as written: Iceberg's types, with the ids of nested members optional.

@@ -170,7 +170,22 @@ pub fn render_new_table(metadata: &TableMetadata, table_uuid: &str) -> String {
         "default-sort-order-id".into(),
         metadata.default_sort_order_id.into(),
     );
-    doc.insert("sort-orders".into(), json!([{"order-id": 0, "fields": []}]));
+    // A table described by a schema file may have a sort order; Java writes one source-id.
+    let sort_orders: Vec<JsonValue> = metadata
+        .sort_orders
+        .iter()
+        .map(|order| {
+            let fields: Vec<JsonValue> = order
+                .fields
+                .iter()
+                .map(|f| {
+                    json!({"transform": f.transform, "source-id": f.source_ids.first(), "direction": f.direction, "null-order": f.null_order})
+                })
+                .collect();
+            json!({"order-id": order.order_id, "fields": fields})
+        })
+        .collect();
+    doc.insert("sort-orders".into(), sort_orders.into());
     let properties: Map<String, JsonValue> = metadata
         .properties
         .iter()

@@ -161,7 +161,7 @@ impl<'a> Run<'a> {
             .find(|j| j.table == finding.table)?;
         let source = match &judgement.base {
             Some(base) => base.source.clone(),
-            None => judgement.statements.first()?.source.clone(),
+            None => judgement.proposals.first()?.proposal.source()?.clone(),
         };
         Some(Origin {
             source,

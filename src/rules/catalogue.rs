@@ -19,9 +19,13 @@ pub struct RuleDoc {
     pub examples: Vec<Example>,
     /// Why a rule has no DDL examples (it judges proposals DDL cannot make).
     pub examples_note: Option<String>,
+    /// Why a rule has no schema-file examples (schema files cannot say what it is about).
+    pub schema_examples_note: Option<String>,
 }
 
-/// Statements that must (`fail`) or must not (`pass`) raise the rule against `base`, a schema file.
+/// Proposals that must (`fail`) or must not (`pass`) raise the rule against `base`, a schema
+/// file: DDL statements, and the same cases as schema files (`fail-schema`, `pass-schema`: the
+/// whole table as the proposal wants it), so both ways of proposing are documented and tested.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Example {
     pub base: String,
@@ -29,6 +33,8 @@ pub struct Example {
     pub compatibility: Option<String>,
     pub fail: Vec<String>,
     pub pass: Vec<String>,
+    pub fail_schema: Vec<String>,
+    pub pass_schema: Vec<String>,
 }
 
 macro_rules! catalogue_files {
@@ -141,6 +147,8 @@ fn parse_doc(file: &str, text: &str) -> Result<RuleDoc, String> {
                     .map(str::to_string),
                 fail: strings(block, "fail")?,
                 pass: strings(block, "pass")?,
+                fail_schema: strings(block, "fail-schema")?,
+                pass_schema: strings(block, "pass-schema")?,
             })
         })
         .collect::<Result<Vec<_>, String>>()?;
@@ -153,6 +161,10 @@ fn parse_doc(file: &str, text: &str) -> Result<RuleDoc, String> {
         examples,
         examples_note: root
             .get("examples-note")
+            .and_then(YamlNode::as_str)
+            .map(|s| s.trim_end().to_string()),
+        schema_examples_note: root
+            .get("schema-examples-note")
             .and_then(YamlNode::as_str)
             .map(|s| s.trim_end().to_string()),
     })
@@ -174,6 +186,14 @@ mod tests {
             assert!(
                 !doc.examples.is_empty() || doc.examples_note.is_some(),
                 "{file}: give examples, or say in `examples-note` why there are none"
+            );
+            let schema_examples = doc
+                .examples
+                .iter()
+                .any(|e| !e.fail_schema.is_empty() || !e.pass_schema.is_empty());
+            assert!(
+                schema_examples || doc.schema_examples_note.is_some(),
+                "{file}: give `fail-schema`/`pass-schema` examples, or say in `schema-examples-note` why a schema file cannot show the rule"
             );
         }
     }

@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 
+use crate::change::Origin;
 use crate::evolve::{Applied, AppliedKind};
 use crate::iceberg::metadata::TableMetadata;
 use crate::iceberg::schema::{FieldInfo, MemberKind, Schema};
@@ -295,6 +296,18 @@ impl History {
     }
 }
 
+/// Places in a proposed metadata file that findings about the document itself point at (a
+/// metadata proposal's text is the new state; for DDL and schema files there is none).
+#[derive(Debug, Clone, Default)]
+pub struct Anchors {
+    pub last_column_id: Option<Origin>,
+    pub current_schema_id: Option<Origin>,
+    /// Each schema of the proposed file, by schema id.
+    pub schemas: HashMap<i32, Origin>,
+    /// Each field of each schema of the proposed file, by schema id and field id.
+    pub fields: HashMap<(i32, FieldId), Origin>,
+}
+
 pub struct Context<'a> {
     pub table: &'a str,
     pub before: &'a TableMetadata,
@@ -306,6 +319,7 @@ pub struct Context<'a> {
     pub options: &'a RuleOptions,
     /// Today, in days since the Unix epoch, for windows measured in days.
     pub today: i64,
+    pub anchors: &'a Anchors,
 }
 
 impl<'a> Context<'a> {

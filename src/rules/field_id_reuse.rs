@@ -5,6 +5,8 @@
 
 use std::collections::HashMap;
 
+use crate::change::Origin;
+use crate::finding::{MetadataPlace, Related};
 use crate::iceberg::types::FieldId;
 use crate::rules::{Context, Rule, Violation};
 
@@ -18,15 +20,21 @@ impl Rule for FieldIdReuse {
     fn check(&self, cx: &Context<'_>) -> Vec<Violation> {
         let (before, after) = (cx.before, cx.after);
         let mut out = Vec::new();
-        let mut say = |message: String, help: &str, field_id: Option<FieldId>| {
+        // A metadata proposal's findings point into the proposed file; DDL never gets here.
+        let anchors = cx.anchors;
+        let mut say = |message: String,
+                       help: &str,
+                       field_id: Option<FieldId>,
+                       origin: Option<Origin>,
+                       related: Vec<Related>| {
             out.push(Violation {
                 field: None,
                 field_id,
                 message,
                 help: help.to_string(),
-                origin: None,
+                origin,
                 severity: None,
-                related: Vec::new(),
+                related,
             });
         };
         if after.last_column_id < before.last_column_id {
@@ -37,6 +45,8 @@ impl Rule for FieldIdReuse {
                 ),
                 "keep `last-column-id` at least at its old value; ids are never handed out twice",
                 None,
+                anchors.last_column_id.clone(),
+                Vec::new(),
             );
         }
         for old in &before.schemas {
@@ -49,6 +59,8 @@ impl Rule for FieldIdReuse {
                     ),
                     "never edit a schema in `schemas`; append a new schema instead",
                     None,
+                    anchors.schemas.get(&old.schema_id).cloned(),
+                    Vec::new(),
                 ),
                 None => say(
                     format!(
@@ -57,14 +69,16 @@ impl Rule for FieldIdReuse {
                     ),
                     "keep every schema in `schemas`",
                     None,
+                    anchors.current_schema_id.clone(),
+                    Vec::new(),
                 ),
             }
         }
-        // Every id the table has ever used, with the path it had.
-        let mut known: HashMap<FieldId, String> = HashMap::new();
+        // Every id the table has ever used, with the path it had and the last schema it was in.
+        let mut known: HashMap<FieldId, (String, i32)> = HashMap::new();
         for schema in &before.schemas {
             for field in schema.walk() {
-                known.insert(field.id, field.path);
+                known.insert(field.id, (field.path, schema.schema_id));
             }
         }
         for schema in after
@@ -74,17 +88,35 @@ impl Rule for FieldIdReuse {
         {
             for field in schema.walk() {
                 match known.get(&field.id) {
-                    Some(old_path)
-                        if !old_path.eq_ignore_ascii_case(&field.path)
-                            && !is_rename(cx, field.id) =>
-                    {
+                    // An id the current table does not have is retired: it comes back neither
+                    // under a new name nor under its old one (that would un-drop old values).
+                    Some((old_path, last_schema)) if !is_rename(cx, field.id) => {
+                        let consequence = if old_path.eq_ignore_ascii_case(&field.path) {
+                            format!(
+                                "the dropped column's old values would reappear in `{}`",
+                                field.path
+                            )
+                        } else {
+                            format!(
+                                "old files' `{old_path}` values would be read as `{}`",
+                                field.path
+                            )
+                        };
                         say(
                             format!(
-                                "schema {} gives id {} to `{}`, but that id belonged to `{old_path}`: old files' `{old_path}` values would be read as `{}`",
-                                schema.schema_id, field.id, field.path, field.path
+                                "schema {} gives id {} to `{}`, but that id belonged to `{old_path}`, which was dropped: {consequence}",
+                                schema.schema_id, field.id, field.path
                             ),
                             "assign new fields ids above `last-column-id`; retired ids stay retired",
                             Some(field.id),
+                            located(cx, schema.schema_id, field.id),
+                            vec![Related::in_metadata(
+                                MetadataPlace::SchemaField {
+                                    schema_id: *last_schema,
+                                    field_id: field.id,
+                                },
+                                format!("id {} was `{old_path}` here", field.id),
+                            )],
                         )
                     }
                     None if field.id <= before.last_column_id => say(
@@ -94,6 +126,8 @@ impl Rule for FieldIdReuse {
                         ),
                         "assign new ids from `last-column-id + 1` upwards",
                         Some(field.id),
+                        located(cx, schema.schema_id, field.id),
+                        Vec::new(),
                     ),
                     _ => {}
                 }
@@ -115,10 +149,21 @@ impl Rule for FieldIdReuse {
                 ),
                 "point `current-schema-id` at the schema the change added",
                 None,
+                anchors.current_schema_id.clone(),
+                Vec::new(),
             );
         }
         out
     }
+}
+
+/// Where a field of a new schema is: in the proposed file, else at the change that made it.
+fn located(cx: &Context<'_>, schema_id: i32, id: FieldId) -> Option<Origin> {
+    cx.anchors
+        .fields
+        .get(&(schema_id, id))
+        .cloned()
+        .or_else(|| cx.last_change_of(id).and_then(|a| a.origin.clone()))
 }
 
 /// A rename keeps the id: the current schema still has that id, under the new path.

@@ -105,6 +105,7 @@ fn rule_names(
         history: &history,
         options: &RuleOptions::default(),
         today: 0,
+        anchors: &Default::default(),
     };
     names(
         run(&cx, &|_| Some(crate::finding::Severity::Error)),
@@ -192,6 +193,7 @@ pub fn findings_between(before: &TableMetadata, after: &TableMetadata) -> Vec<&'
         history: &history,
         options: &RuleOptions::default(),
         today: 0,
+        anchors: &Default::default(),
     };
     names(run(&cx, &|_| Some(crate::finding::Severity::Error)), false)
 }
@@ -213,7 +215,8 @@ pub fn judged_in_history(
     let refs: Vec<&crate::change::Statement> = statements.iter().collect();
     let mut settings = crate::judge::Settings::new(Mapping::FieldId, Compatibility::BACKWARD);
     settings.options = options;
-    crate::judge::judge_table_with_history("t", base, &refs, &settings, today, file)
+    settings.file_history = file;
+    crate::judge::judge_table("t", base, &refs, &settings, today)
         .findings
         .into_iter()
         .map(|f| (f.rule, f.severity, f.message))

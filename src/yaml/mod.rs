@@ -19,12 +19,14 @@
 //! tags are rejected: our files never need them, and aliases are how a few lines of YAML expand
 //! into gigabytes ("billion laughs"). Every failure is a [`YamlError`] with a span, never a panic.
 
+mod emit;
 mod error;
 mod node;
 mod parse;
 mod scalar;
 
 pub use crate::json::Span;
+pub use emit::flow_scalar;
 pub use error::{YamlError, YamlErrorKind};
 pub use node::{YamlEntry, YamlNode, YamlValue};
 pub use parse::{MAX_DEPTH, MAX_FLOW_DEPTH, parse};

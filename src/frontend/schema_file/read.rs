@@ -20,8 +20,8 @@ use super::error::{SchemaFileError, SchemaFileErrorKind as Kind, SchemaFileError
 use super::type_string::{Locator, TYPE_HELP, parse_type_string};
 use super::{
     ColumnRef, DEFAULT_FORMAT_VERSION, FileField, FileList, FileMap, FilePartitionField,
-    FileSortField, FileType, Mapping, NullOrder, SchemaFile, SortDirection, Transform, node_span,
-    span_of,
+    FileSortField, FileType, Mapping, NullOrder, SchemaFile, SortDirection, Stated, Transform,
+    node_span, span_of,
 };
 
 const TOP_KEYS: &[&str] = &[
@@ -288,6 +288,18 @@ impl Reader<'_> {
             self.check_column(&fields, &term.column, "`sort-order`");
         }
 
+        let value_span = |key: &str| root.get(key).map(node_span);
+        let stated = Stated {
+            format_version: value_span("format-version"),
+            mapping: value_span("mapping"),
+            identifier_fields: value_span("identifier-fields"),
+            partition: value_span("partition"),
+            sort_order: value_span("sort-order"),
+            fields_key: entries
+                .iter()
+                .find(|e| e.key == "fields")
+                .map_or(file_start, |e| span_of(e.key_span)),
+        };
         let (table, table_span) = table?;
         Some(SchemaFile {
             table,
@@ -299,6 +311,7 @@ impl Reader<'_> {
             partition,
             sort_order,
             dropped,
+            stated,
         })
     }
 
@@ -446,6 +459,7 @@ impl Reader<'_> {
             },
             required_span: required_node.map(node_span),
             doc_span: doc_node.map(node_span),
+            in_type_string: false,
         })
     }
 
@@ -932,6 +946,24 @@ pub(super) fn find_column<'f>(fields: &'f [FileField], path: &str) -> Option<&'f
         let rest = path.strip_prefix(field.name.as_str())?.strip_prefix('.')?;
         match &field.field_type {
             FileType::Struct(nested) => find_column(nested, rest),
+            _ => None,
+        }
+    })
+}
+
+/// The field names along the path [`find_column`] follows to `path`.
+pub(super) fn column_segments(fields: &[FileField], path: &str) -> Option<Vec<String>> {
+    fields.iter().find_map(|field| {
+        if field.name == path {
+            return Some(vec![field.name.clone()]);
+        }
+        let rest = path.strip_prefix(field.name.as_str())?.strip_prefix('.')?;
+        match &field.field_type {
+            FileType::Struct(nested) => {
+                let mut segments = vec![field.name.clone()];
+                segments.extend(column_segments(nested, rest)?);
+                Some(segments)
+            }
             _ => None,
         }
     })

@@ -285,6 +285,7 @@ impl TypeParser<'_, '_> {
                 id_span: self.loc.at(name_range.start..name_range.start),
                 required_span,
                 doc_span,
+                in_type_string: true,
             });
             self.skip_ws();
             match self.peek() {

@@ -1,0 +1,1 @@
+ALTER TABLE db.events ADD COLUMN priority int COMMENT 'queue priority';

@@ -1,0 +1,1 @@
+ALTER TABLE db.events ADD COLUMN s struct<a: struct<x: int, y: int>, b: int>;

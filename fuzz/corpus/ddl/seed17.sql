@@ -1,0 +1,1 @@
+ALTER TABLE db.events DROP COLUMN data;

@@ -1,0 +1,1 @@
+ALTER TABLE db.events ALTER COLUMN location.lat AFTER long;

@@ -1,0 +1,2 @@
+ALTER TABLE db.users ADD COLUMN scratch string;
+ALTER TABLE db.users DROP COLUMN scratch;

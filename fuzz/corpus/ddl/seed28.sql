@@ -1,0 +1,2 @@
+ALTER TABLE db.users RENAME COLUMN email TO contact_email;
+ALTER TABLE db.users ADD COLUMN phone string;

@@ -1,0 +1,1 @@
+ALTER TABLE db.events RENAME COLUMN id TO event_id;

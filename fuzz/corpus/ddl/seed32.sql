@@ -1,0 +1,1 @@
+ALTER TABLE db.events RENAME COLUMN location.lat TO latitude;

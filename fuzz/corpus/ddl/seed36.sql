@@ -1,0 +1,1 @@
+ALTER TABLE db.events ALTER COLUMN amount TYPE decimal(18,2);

@@ -1,0 +1,1 @@
+ALTER TABLE db.events ADD COLUMN path array<struct<x: double, y: double>>;

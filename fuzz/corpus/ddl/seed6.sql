@@ -1,0 +1,1 @@
+ALTER TABLE db.events ADD COLUMN buckets map<string, array<int>>;

@@ -1,0 +1,1 @@
+ALTER TABLE db.events ADD COLUMN regions map<struct<x: int>, struct<a: int, b: int>>;

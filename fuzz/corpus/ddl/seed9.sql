@@ -1,0 +1,1 @@
+ALTER TABLE db.events ADD COLUMN origin struct<x: double, y: double>;
