@@ -149,3 +149,25 @@ fn a_migration_of_many_statements_gets_a_verdict() {
     let output = lint_sql(sql.as_bytes());
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
 }
+
+/// Found by the `parquet` fuzz target: a corrupt dictionary page on which the parquet crate
+/// divides by zero. The panic is contained: a located error, exit 2, no panic message.
+#[test]
+fn a_parquet_page_that_panics_the_decoder_is_a_located_error() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let output = run(
+        &root,
+        &[
+            "verify",
+            "--metadata",
+            "tests/fixtures/verify/people",
+            "tests/regressions/parquet-dictionary-divide-by-zero.parquet",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = stderr(&output);
+    assert!(
+        stderr.contains("row group 0, column `attrs`: cannot read the data"),
+        "{stderr}"
+    );
+}

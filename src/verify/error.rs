@@ -49,9 +49,16 @@ impl fmt::Display for VerifyError {
 impl std::error::Error for VerifyError {}
 
 /// Runs `f`, turning a panic inside a third-party reader into an error: input must never crash
-/// us, even where a decoder assumes well-formed data.
+/// us, even where a decoder assumes well-formed data (the fuzzer found the parquet crate dividing
+/// by zero on a corrupt dictionary page). The panic hook is silenced meanwhile, so the user sees
+/// the located error, not a panic message and backtrace; the hook is process-wide, which is fine
+/// for a command-line tool that reads files one at a time.
 pub fn no_panic<T>(f: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    std::panic::set_hook(hook);
+    match outcome {
         Ok(result) => result,
         Err(payload) => {
             let what = payload
