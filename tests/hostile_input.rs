@@ -171,3 +171,25 @@ fn a_parquet_page_that_panics_the_decoder_is_a_located_error() {
         "{stderr}"
     );
 }
+
+/// Found by the `parquet` fuzz target: a footer whose column chunk has a negative offset, on
+/// which the parquet crate's `byte_range` asserts.
+#[test]
+fn a_parquet_footer_with_a_negative_chunk_offset_is_a_located_error() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let output = run(
+        &root,
+        &[
+            "verify",
+            "--metadata",
+            "tests/fixtures/verify/people",
+            "tests/regressions/parquet-negative-chunk-offset.parquet",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("the footer gives a negative offset"),
+        "{}",
+        stderr(&output)
+    );
+}

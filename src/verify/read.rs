@@ -130,6 +130,10 @@ pub fn verify_file(
             at(format!("not a readable Parquet file: {e}"))
                 .with_help("the file is truncated, corrupt, or not Parquet: no reader can open it")
         })?;
+    check_chunk_ranges(metadata.metadata()).map_err(|e| {
+        at(format!("not a readable Parquet file: {e}"))
+            .with_help("the footer is corrupt: no reader can locate this column's data")
+    })?;
     file.set_chunks(metadata.metadata());
 
     let descr = metadata.parquet_schema();
@@ -282,6 +286,27 @@ pub fn verify_file(
     report.positional_bytes_read = bytes;
     sink.finished(&report).map_err(&at)?;
     Ok(report)
+}
+
+/// Every column chunk's range in the footer must be non-negative: the parquet crate's
+/// `byte_range` asserts (panics) otherwise, and a corrupt footer can say anything (found by the
+/// `parquet` fuzz target). Checked once here, so the code after may use `byte_range`.
+fn check_chunk_ranges(meta: &ParquetMetaData) -> Result<(), String> {
+    for (group, row_group) in meta.row_groups().iter().enumerate() {
+        for chunk in row_group.columns() {
+            let start = chunk
+                .dictionary_page_offset()
+                .unwrap_or(chunk.data_page_offset());
+            if start < 0 || chunk.compressed_size() < 0 {
+                return Err(format!(
+                    "row group {group}, column `{}`: the footer gives a negative offset ({start}) or size ({})",
+                    chunk.column_path().string(),
+                    chunk.compressed_size()
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 fn chunk_bytes(meta: &ParquetMetaData, leaves: std::ops::Range<usize>) -> u64 {
