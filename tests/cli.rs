@@ -473,3 +473,24 @@ fn configuration_sets_severities_and_mapping_and_rejects_unknown_keys() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_reader_that_closes_the_pipe_early_does_not_turn_the_verdict_into_an_error() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fieldgate"))
+        .args([
+            "lint",
+            "tests/proposals/broken.sql",
+            "--metadata",
+            "tests/fixtures/tables/events",
+        ])
+        .current_dir(repo())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Close the read end before fieldgate writes, as `fieldgate lint ... | head -0` would.
+    drop(child.stdout.take());
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output.stderr));
+    assert!(!text(&output.stderr).contains("Broken pipe"));
+}

@@ -81,8 +81,13 @@ pub fn judge_and_report(
     locate_related(&mut judgement);
     let settings = resolve(&args.proposal)?.settings_for(&judgement.table);
     let run = Run::judged(vec![TableRun::new(&judgement, &settings)], fail_on);
-    write_report(&run, args.format, out)
-        .map_err(|e| Failure::Message(format!("cannot write the report: {e}")))?;
+    match write_report(&run, args.format, out) {
+        Ok(()) => {}
+        // A reader that stopped early (`| head`) is not a failure of ours: the verdict still
+        // decides the exit code.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+        Err(e) => return Err(Failure::Message(format!("cannot write the report: {e}"))),
+    }
     let passed = run.passed;
     Ok((judgement, passed))
 }
