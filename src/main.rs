@@ -1,13 +1,13 @@
 //! The `fieldgate` binary: parse arguments, run the command, map the outcome to an exit code.
 
-use std::io::{self, Write};
+use std::io::{self, IsTerminal, Write};
 use std::process::ExitCode;
 
 use clap::Parser;
 use fieldgate::cli::{Cli, Command};
 use fieldgate::commands::failure::Failure;
 use fieldgate::commands::{apply, catalogue, check, init, lint, verify};
-use fieldgate::report::human::handler;
+use fieldgate::report::human::handler_with;
 
 /// Exit codes of CLI.md: 0 passed, 1 the gate failed, 2 fieldgate could not run.
 fn exit_code(outcome: Result<bool, Failure>) -> ExitCode {
@@ -28,7 +28,9 @@ fn report_failure(failure: &Failure) {
             let _ = writeln!(stderr, "error: {message}");
         }
         Failure::Located(errors) => {
-            let handler = handler();
+            // These go to stderr, so its being a terminal decides the colour, not stdout's.
+            let colour = io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+            let handler = handler_with(colour);
             for error in errors {
                 let mut text = String::new();
                 if handler.render_report(&mut text, error).is_err() {

@@ -22,11 +22,6 @@ pub fn colour_wanted() -> bool {
     std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
 }
 
-/// The handler for stdout, colour as [`colour_wanted`] says.
-pub fn handler() -> GraphicalReportHandler {
-    handler_with(colour_wanted())
-}
-
 pub fn handler_with(colour: bool) -> GraphicalReportHandler {
     let theme = if colour {
         GraphicalTheme::unicode()
