@@ -60,6 +60,55 @@ pub struct FieldInfo {
     pub kind: MemberKind,
 }
 
+impl FieldInfo {
+    /// A struct field at `position` among its siblings, under the struct at `prefix`.
+    fn of_field(
+        field: &Field,
+        prefix: &str,
+        parent: Option<FieldId>,
+        position: usize,
+    ) -> FieldInfo {
+        FieldInfo {
+            id: field.id,
+            path: join(prefix, &field.name),
+            name: field.name.clone(),
+            required: field.required,
+            field_type: field.field_type.clone(),
+            doc: field.doc.clone(),
+            initial_default: field.initial_default.clone(),
+            write_default: field.write_default.clone(),
+            parent_id: parent,
+            position,
+            kind: MemberKind::StructField,
+        }
+    }
+
+    /// A list element or map key/value of the list or map `owner` at `path`.
+    fn of_member(
+        id: FieldId,
+        name: &str,
+        required: bool,
+        ty: &Type,
+        owner: FieldId,
+        path: &str,
+        kind: MemberKind,
+    ) -> FieldInfo {
+        FieldInfo {
+            id,
+            path: join(path, name),
+            name: name.to_string(),
+            required,
+            field_type: ty.clone(),
+            doc: None,
+            initial_default: None,
+            write_default: None,
+            parent_id: Some(owner),
+            position: 0,
+            kind,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MemberKind {
     StructField,
@@ -138,19 +187,7 @@ pub fn member_by_id(fields: &[Field], id: FieldId) -> Option<FieldInfo> {
     ) -> Option<FieldInfo> {
         for (position, field) in fields.iter().enumerate() {
             if field.id == id {
-                return Some(FieldInfo {
-                    id,
-                    path: join(prefix, &field.name),
-                    name: field.name.clone(),
-                    required: field.required,
-                    field_type: field.field_type.clone(),
-                    doc: field.doc.clone(),
-                    initial_default: field.initial_default.clone(),
-                    write_default: field.write_default.clone(),
-                    parent_id: parent,
-                    position,
-                    kind: MemberKind::StructField,
-                });
+                return Some(FieldInfo::of_field(field, prefix, parent, position));
             }
             if let Some(found) =
                 in_type(&field.field_type, &join(prefix, &field.name), field.id, id)
@@ -161,18 +198,8 @@ pub fn member_by_id(fields: &[Field], id: FieldId) -> Option<FieldInfo> {
         None
     }
     fn in_type(t: &Type, path: &str, owner: FieldId, id: FieldId) -> Option<FieldInfo> {
-        let member = |member_id, name: &str, required, ty: &Type, kind| FieldInfo {
-            id: member_id,
-            path: join(path, name),
-            name: name.to_string(),
-            required,
-            field_type: ty.clone(),
-            doc: None,
-            initial_default: None,
-            write_default: None,
-            parent_id: Some(owner),
-            position: 0,
-            kind,
+        let member = |member_id, name: &str, required, ty: &Type, kind| {
+            FieldInfo::of_member(member_id, name, required, ty, owner, path, kind)
         };
         match t {
             Type::Primitive(_) => None,
@@ -212,40 +239,18 @@ fn join(prefix: &str, name: &str) -> String {
 
 fn walk_struct(fields: &[Field], prefix: &str, parent: Option<FieldId>, out: &mut Vec<FieldInfo>) {
     for (position, field) in fields.iter().enumerate() {
-        let path = join(prefix, &field.name);
-        out.push(FieldInfo {
-            id: field.id,
-            path: path.clone(),
-            name: field.name.clone(),
-            required: field.required,
-            field_type: field.field_type.clone(),
-            doc: field.doc.clone(),
-            initial_default: field.initial_default.clone(),
-            write_default: field.write_default.clone(),
-            parent_id: parent,
-            position,
-            kind: MemberKind::StructField,
-        });
+        let info = FieldInfo::of_field(field, prefix, parent, position);
+        let path = info.path.clone();
+        out.push(info);
         walk_type(&field.field_type, &path, field.id, out);
     }
 }
 
 fn walk_type(field_type: &Type, path: &str, owner: FieldId, out: &mut Vec<FieldInfo>) {
     let mut member = |id, name: &str, required, ty: &Type, kind| {
-        let member_path = join(path, name);
-        out.push(FieldInfo {
-            id,
-            path: member_path.clone(),
-            name: name.to_string(),
-            required,
-            field_type: ty.clone(),
-            doc: None,
-            initial_default: None,
-            write_default: None,
-            parent_id: Some(owner),
-            position: 0,
-            kind,
-        });
+        let info = FieldInfo::of_member(id, name, required, ty, owner, path, kind);
+        let member_path = info.path.clone();
+        out.push(info);
         member_path
     };
     match field_type {
