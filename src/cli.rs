@@ -156,6 +156,11 @@ pub struct CheckArgs {
     #[arg(long, value_name = "FILE")]
     pub sarif: Option<PathBuf>,
 
+    /// Also write the JSON report to FILE (for scripts, such as the GitHub Action's outputs,
+    /// that read the verdict beside another format).
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+
     /// The lowest severity that fails the run (exit code 1).
     #[arg(long, value_enum, default_value_t = FailOnArg::Error)]
     pub fail_on: FailOnArg,
@@ -181,7 +186,7 @@ pub enum FormatArg {
     Json,
 }
 
-/// The formats of a judgement report (`lint`, `apply`; later `check`).
+/// The formats of a judgement report (`lint`, `apply`, `check`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ReportFormatArg {
     Human,

@@ -756,7 +756,7 @@ fn an_explicit_base_is_used_and_a_missing_one_is_an_error() {
 }
 
 #[test]
-fn summary_and_sarif_are_written_besides_the_main_report() {
+fn summary_sarif_and_json_are_written_besides_the_main_report() {
     let lake = lake_with_tables();
     lake.write(
         "migrations/0001_narrow.sql",
@@ -766,6 +766,7 @@ fn summary_and_sarif_are_written_besides_the_main_report() {
     let reports = tempfile::tempdir().unwrap();
     let summary = reports.path().join("summary.md");
     let sarif = reports.path().join("fieldgate.sarif");
+    let json = reports.path().join("report.json");
     let output = lake.fieldgate(&[
         "check",
         "--format",
@@ -774,6 +775,8 @@ fn summary_and_sarif_are_written_besides_the_main_report() {
         summary.to_str().unwrap(),
         "--sarif",
         sarif.to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
     ]);
     assert_eq!(output.status.code(), Some(1), "{}", text(&output.stderr));
     let annotations = text(&output.stdout);
@@ -791,6 +794,13 @@ fn summary_and_sarif_are_written_besides_the_main_report() {
         results.iter().any(|r| r["ruleId"] == "type-narrowing"),
         "{document:#}"
     );
+    let (code, stdout_report) = lake.check_json();
+    assert_eq!(code, Some(1));
+    let file_report: serde_json::Value = serde_json::from_slice(&fs::read(&json).unwrap()).unwrap();
+    assert_eq!(
+        file_report, stdout_report,
+        "--json FILE is the --format json report"
+    );
 
     // When check cannot run, the side reports still say why (an upload step finds a file).
     fs::remove_file(&sarif).unwrap();
@@ -802,11 +812,15 @@ fn summary_and_sarif_are_written_besides_the_main_report() {
         "json",
         "--sarif",
         sarif.to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
     ]);
     assert_eq!(output.status.code(), Some(2));
     let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(report["passed"], false);
     assert!(sarif.is_file());
+    let file_report: serde_json::Value = serde_json::from_slice(&fs::read(&json).unwrap()).unwrap();
+    assert_eq!(file_report, report);
 }
 
 #[test]

@@ -135,11 +135,12 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> Result<bool, Failure> {
     Ok(run.passed)
 }
 
-/// `--summary FILE` (Markdown) and `--sarif FILE`, besides the main format.
+/// `--summary FILE` (Markdown), `--sarif FILE` and `--json FILE`, besides the main format.
 fn write_side_reports(args: &CheckArgs, run: &Run<'_>) -> Result<(), Failure> {
     for (path, format) in [
         (&args.summary, ReportFormatArg::Markdown),
         (&args.sarif, ReportFormatArg::Sarif),
+        (&args.json, ReportFormatArg::Json),
     ] {
         let Some(path) = path else { continue };
         let mut text = Vec::new();
