@@ -27,7 +27,7 @@ if [[ -n "$SARIF" ]]; then
   args+=(--sarif "$sarif")
 fi
 # Words split at whitespace, never evaluated: no expansion, globbing or command substitution.
-read -r -a extra <<<"$ARGS"
+read -r -a extra <<<"$EXTRA_ARGS"
 
 cd -- "$WORKING_DIRECTORY"
 status=0

@@ -48,6 +48,8 @@ export GH_HOST=$host
 export GH_ENTERPRISE_TOKEN=$GH_TOKEN
 owner=${GITHUB_REPOSITORY%%/*}
 name=${GITHUB_REPOSITORY#*/}
+# $owner, $name, ... are GraphQL variables, which gh fills from the -f/-F fields.
+# shellcheck disable=SC2016
 query='query($owner: String!, $name: String!, $number: Int!, $endCursor: String) {
   repository(owner: $owner, name: $name) {
     pullRequest(number: $number) {
@@ -72,6 +74,7 @@ if [[ -z "$id" ]]; then
   gh pr comment "$number" --repo "$host/$GITHUB_REPOSITORY" --body-file "$body" ||
     annotate warning "$cannot"
 else
+  # shellcheck disable=SC2016
   gh api graphql -f id="$id" -F body=@"$body" -f query='mutation($id: ID!, $body: String!) {
   updateIssueComment(input: {id: $id, body: $body}) { issueComment { id } }
 }' >/dev/null || annotate warning "$cannot"

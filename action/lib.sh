@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by the action's steps: step outputs and workflow commands written so that no value,
 # whoever chose it, can add outputs or commands of its own.
 
