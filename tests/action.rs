@@ -961,3 +961,13 @@ fn a_shallow_clone_fails_with_the_fetch_depth_advice() {
     assert_eq!(ran.outputs["findings"], "0");
     assert!(ran.summary.contains("fetch-depth: 0"), "{}", ran.summary);
 }
+
+#[test]
+fn the_readme_shows_the_example_workflow_as_it_is() {
+    let readme = fs::read_to_string(root().join("README.md")).unwrap();
+    let example = fs::read_to_string(root().join("examples/github/fieldgate.yml")).unwrap();
+    assert!(
+        readme.contains(&format!("```yaml\n{example}```\n")),
+        "README.md's workflow differs from examples/github/fieldgate.yml"
+    );
+}
