@@ -31,9 +31,10 @@ body="$(dirname -- "$REPORT")/comment.md"
   echo "$marker"
   cat -- "$REPORT"
 } >"$body"
-# GitHub refuses comments over 65,536 characters; the job summary holds the whole report.
+# GitHub refuses comments over 65,536 characters; the job summary holds the whole report. The
+# report is cut after its last whole line, so no table row or character is cut in two.
 if (($(wc -c <"$body") > 60000)); then
-  head -c 60000 -- "$REPORT" >"$body.report"
+  head -c 60000 -- "$REPORT" | sed '$d' >"$body.report"
   {
     echo "$marker"
     cat -- "$body.report"

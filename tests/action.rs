@@ -12,6 +12,7 @@
 //! for this test. The repository is a clone of a pull request on a copy of `examples/lake`, as
 //! `actions/checkout` leaves it (the PR's head detached, `origin/<base>` fetched). The sticky
 //! comment talks to `tests/action/gh`, a stand-in for the GitHub CLI that records its calls.
+//! The build from source (`cargo install`) is the one step not run here: it takes minutes.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -386,6 +387,7 @@ impl PullRequest {
             inputs: vec![("binary", env!("CARGO_BIN_EXE_fieldgate").to_string())],
             gh: None,
             base_ref: Some(self.base.clone()),
+            stop_after: None,
         }
     }
 }
@@ -413,6 +415,8 @@ struct Job<'a> {
     gh: Option<PathBuf>,
     /// GITHUB_BASE_REF as the runner sets it (only for pull request events).
     base_ref: Option<String>,
+    /// The step (by id) after which the run stops.
+    stop_after: Option<&'static str>,
 }
 
 /// What a run of the action left.
@@ -427,6 +431,8 @@ struct Ran {
     summary: String,
     /// What the steps added to GITHUB_ENV and GITHUB_PATH (for the job's later steps).
     exported: String,
+    /// Each step's outputs, by id.
+    steps: BTreeMap<String, BTreeMap<String, String>>,
 }
 
 impl Job<'_> {
@@ -473,6 +479,7 @@ impl Job<'_> {
             failed: None,
             summary: String::new(),
             exported: String::new(),
+            steps: BTreeMap::new(),
         };
         let mut path = std::env::var("PATH").unwrap();
         if self.gh.is_some() {
@@ -539,6 +546,9 @@ impl Job<'_> {
                 ran.failed = Some((name, code));
                 break;
             }
+            if step.id.is_some() && step.id.as_deref() == self.stop_after {
+                break;
+            }
         }
         ran.outputs = action
             .outputs
@@ -548,6 +558,7 @@ impl Job<'_> {
                 (name.clone(), expand(value, &eval))
             })
             .collect();
+        ran.steps = outputs;
         ran
     }
 
@@ -969,5 +980,62 @@ fn the_readme_shows_the_example_workflow_as_it_is() {
     assert!(
         readme.contains(&format!("```yaml\n{example}```\n")),
         "README.md's workflow differs from examples/github/fieldgate.yml"
+    );
+}
+
+#[test]
+fn the_cache_key_names_the_build_and_a_prefix_for_its_dependencies() {
+    let pr = PullRequest::new("main", "pr", "");
+    pr.checkout(true);
+    let mut job = pr.job().input("binary", "");
+    job.stop_after = Some("cache-key");
+    let first = job.run();
+    assert_eq!(first.failed, None, "{}", first.log);
+    let outputs = &first.steps["cache-key"];
+    let (key, prefix) = (&outputs["key"], &outputs["restore-key"]);
+    assert!(prefix.starts_with("fieldgate-Linux-X64-"), "{prefix}");
+    assert!(
+        key.len() > prefix.len() && key.starts_with(prefix.as_str()),
+        "{key}"
+    );
+    let target = pr.dir.path().join("runner/temp/fieldgate-target");
+    assert_eq!(outputs["target-dir"], target.to_str().unwrap());
+    assert_eq!(
+        job.run().steps["cache-key"],
+        *outputs,
+        "the same source, the same key"
+    );
+
+    // With a binary given, nothing is built and nothing cached.
+    let mut job = pr.job();
+    job.stop_after = Some("cache-key");
+    assert_eq!(job.run().steps["cache-key"], BTreeMap::new());
+}
+
+#[test]
+fn a_report_too_long_for_a_comment_is_cut_with_a_link_to_the_job_summary() {
+    let pr = PullRequest::new("main", "wide", "");
+    // Every column without a comment is a `missing-doc` warning in the lake's configuration.
+    let migration: String = (0..300)
+        .map(|i| format!("ALTER TABLE lake_prod.dim_users ADD COLUMN attribute_{i} string;\n"))
+        .collect();
+    pr.write("migrations/dim_users/0001_wide.sql", &migration);
+    pr.commit("300 columns");
+    pr.checkout(true);
+    let state = pr.dir.path().join("gh");
+    fs::create_dir_all(&state).unwrap();
+    let ran = commenting(&pr, &state).run();
+    assert!(ran.summary.len() > 65_536, "{}", ran.summary.len());
+    let comments = gh_comments(&state);
+    let body = comments[0]["body"].as_str().unwrap();
+    assert!(body.starts_with(MARKER), "{}", &body[..200]);
+    assert!(body.chars().count() < 65_536, "{}", body.chars().count());
+    let (report, note) = body.trim_end().rsplit_once("\n\n").unwrap();
+    assert!(ran.summary.starts_with(&report[MARKER.len() + 1..]));
+    let last = report.lines().last().unwrap();
+    assert!(last.ends_with(" |"), "cut after a whole row: {last}");
+    assert_eq!(
+        note,
+        "**The report is longer than a comment can hold: the [job summary](https://github.com/octo/lake/actions/runs/42) has all of it.**"
     );
 }
