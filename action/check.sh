@@ -29,7 +29,10 @@ fi
 # Words split at whitespace, never evaluated: no expansion, globbing or command substitution.
 read -r -a extra <<<"$EXTRA_ARGS"
 
-cd -- "$WORKING_DIRECTORY"
+if ! cd -- "$WORKING_DIRECTORY"; then
+  annotate error "working-directory: \`$WORKING_DIRECTORY\` is not a directory of the workspace"
+  exit 1
+fi
 status=0
 "$FIELDGATE" "${args[@]}" ${extra[@]+"${extra[@]}"} 2>"$reports/stderr" || status=$?
 if [[ -s "$reports/stderr" ]]; then
