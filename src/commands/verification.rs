@@ -113,13 +113,21 @@ pub fn listed(
     };
     let files = sample_paths::resolve(entries, dir, root)
         .map_err(|errors| config_errors(config, errors))?;
+    // Read through the path relative to the current directory where there is one, so a report
+    // names a local copy (`read_from`) only when the file really is read from elsewhere.
+    let cwd = std::env::current_dir()
+        .and_then(std::fs::canonicalize)
+        .unwrap_or_default();
     Ok(Requested::Files(
         files
             .into_iter()
             .map(|f| {
-                let local = root.join(&f.path);
+                let absolute = root.join(&f.path);
+                let local = absolute
+                    .strip_prefix(&cwd)
+                    .map_or_else(|_| absolute.clone(), Path::to_path_buf);
                 SampleFile {
-                    path: shown(&local, shown_from),
+                    path: relative_to(&absolute, shown_from),
                     local,
                     origin: Some(origin(f.entry)),
                 }
@@ -128,7 +136,8 @@ pub fn listed(
     ))
 }
 
-fn shown(path: &Path, from: &Path) -> String {
+/// `path` relative to `from` when it is inside, with `/` separators as reports name files.
+fn relative_to(path: &Path, from: &Path) -> String {
     let relative = path.strip_prefix(from).unwrap_or(path);
     relative
         .components()
