@@ -265,6 +265,40 @@ fn a_failing_verification_fails_apply_in_every_format_and_writes_nothing() {
     assert!(!text(&out.stdout).contains("verified"));
 }
 
+/// The README's example: the lenient configuration of the example lake, as a user runs it.
+#[test]
+fn the_readme_example_is_what_apply_prints() {
+    let lake = lake();
+    let out = fieldgate(
+        &[
+            "apply",
+            "bad/fact_orders_narrow_customer_id.sql",
+            "--metadata",
+            FACT_ORDERS,
+            "--config",
+            "fieldgate.lenient.yaml",
+            "-o",
+            "out/fact_orders.metadata.json",
+        ],
+        lake.path(),
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let readme = fs::read_to_string(root().join("README.md")).unwrap();
+    let stdout = text(&out.stdout);
+    let tail: Vec<&str> = stdout.lines().rev().take(5).collect();
+    for line in tail {
+        assert!(readme.contains(line), "not in the README: {line}");
+    }
+    let first = stdout.find("error[reader-verification]").unwrap();
+    let finding: Vec<&str> = stdout[first..].lines().take(13).collect();
+    assert!(
+        readme.contains(&finding.join("\n")),
+        "{}",
+        finding.join("\n")
+    );
+    assert!(!lake.path().join("out").exists());
+}
+
 #[test]
 fn a_required_column_missing_from_old_files_fails_verification() {
     let lake = lake();

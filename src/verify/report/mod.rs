@@ -84,9 +84,16 @@ pub fn column_notes(f: &FileReport) -> Vec<String> {
             })
         })
         .collect();
+    // An incompatible column is not read either, but it is no dropped column: say it once.
+    let unreadable = |id: Option<i32>| {
+        f.columns
+            .iter()
+            .any(|c| c.status == Status::Incompatible && Some(c.field_id) == id)
+    };
     notes.extend(
         f.pruned
             .iter()
+            .filter(|p| !unreadable(p.field_id))
             .map(|p| format!("`{}` pruned", p.file_column)),
     );
     notes
