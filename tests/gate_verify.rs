@@ -674,3 +674,93 @@ fn check_fails_on_a_change_old_files_cannot_be_read_under() {
     );
     assert!(stderr.contains("fieldgate.yaml:8:9]"), "{stderr}");
 }
+
+#[test]
+fn check_samples_a_table_through_its_manifests() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path();
+    copy_dir(
+        &root().join("tests/fixtures/verify/people"),
+        &repo.join("warehouse/db/people"),
+    );
+    fs::write(
+        repo.join("fieldgate.yaml"),
+        "tables:\n  db.people:\n    metadata: warehouse/db/people\n    sample: 2\nproposals:\n  - migrations/*.sql\n",
+    )
+    .unwrap();
+    git(repo, &["init", "-q", "-b", "main"]);
+    git(repo, &["add", "-A"]);
+    git(repo, &["commit", "-q", "-m", "people"]);
+    git(repo, &["checkout", "-q", "-b", "pr"]);
+    fs::create_dir_all(repo.join("migrations")).unwrap();
+    fs::write(
+        repo.join("migrations/0001_note.sql"),
+        "ALTER TABLE db.people ADD COLUMN note string;\n",
+    )
+    .unwrap();
+    let out = fieldgate(
+        &[
+            "apply",
+            "--write",
+            "--metadata",
+            "warehouse/db/people",
+            "migrations/0001_note.sql",
+        ],
+        repo,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("verified 2 data file(s) as schema 3"));
+    git(repo, &["add", "-A"]);
+    git(repo, &["commit", "-q", "-m", "note"]);
+
+    // A table the change creates has no data files to sample yet: nothing to verify.
+    let config = fs::read_to_string(repo.join("fieldgate.yaml")).unwrap();
+    fs::write(
+        repo.join("fieldgate.yaml"),
+        format!("{config}  db.fresh:\n    metadata: warehouse/db/fresh\n    sample: 2\n")
+            .replace("proposals:\n  - migrations/*.sql\n", "")
+            + "proposals:\n  - migrations/*.sql\n",
+    )
+    .unwrap();
+    fs::write(
+        repo.join("migrations/0002_fresh.sql"),
+        "CREATE TABLE db.fresh (id bigint);\n",
+    )
+    .unwrap();
+    let out = fieldgate(
+        &[
+            "apply",
+            "-o",
+            "warehouse/db/fresh/metadata/v1.metadata.json",
+            "migrations/0002_fresh.sql",
+        ],
+        repo,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(!text(&out.stdout).contains("verified"));
+
+    // From a subdirectory, too: the manifests are found under the repository root.
+    fs::create_dir_all(repo.join("migrations/sub")).unwrap();
+    for cwd in [repo.to_path_buf(), repo.join("migrations/sub")] {
+        let out = fieldgate(&["check", "--format", "json"], &cwd);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let report = json(&out);
+        let tables = report["tables"].as_array().unwrap();
+        assert_eq!(tables.len(), 2, "{report:#}");
+        assert!(tables[1].get("verification").is_none(), "{report:#}");
+        let verification = &tables[0]["verification"];
+        assert_eq!(verification["passed"], true);
+        let files = verification["files"].as_array().unwrap();
+        assert_eq!(files.len(), 2);
+        for file in files {
+            // Named as the manifest names it, read from the copy in the repository.
+            assert!(
+                file["path"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("file:///tmp/fieldgate-verify-warehouse/db/people/data/")
+            );
+            assert!(statuses(file).contains(&("note".into(), "missing-null".into())));
+        }
+    }
+}

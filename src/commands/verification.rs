@@ -20,7 +20,8 @@ use crate::verify::sample::{Locator, local_path, table_dir};
 /// What a table's verification reads.
 pub enum Requested {
     /// Up to N data files of the table's current snapshot; the table's metadata path is
-    /// relative to `root`.
+    /// relative to `root`. Asked on the command line (`origin` is `None`), a table without
+    /// Iceberg metadata is an error; configured, a table the change creates has no files yet.
     FromManifests {
         n: usize,
         origin: Option<Origin>,
@@ -49,6 +50,11 @@ pub fn run(
     let files = match request(judgement)? {
         None => return Ok(()),
         Some(Requested::Files(files)) => files,
+        Some(Requested::FromManifests {
+            origin: Some(_), ..
+        }) if judgement.base.is_none() => {
+            return Ok(());
+        }
         Some(Requested::FromManifests { n, origin, root }) => {
             manifest_sample(judgement.base.as_ref(), n, origin.as_ref(), &root)?
         }
