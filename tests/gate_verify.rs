@@ -263,6 +263,28 @@ fn a_failing_verification_fails_apply_in_every_format_and_writes_nothing() {
     );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(!text(&out.stdout).contains("verified"));
+
+    // The rule's severity is configured like any other: a warning reports and writes.
+    let lake = self::lake();
+    fs::write(
+        lake.path().join("fieldgate.yaml"),
+        format!("{LOWERED}  reader-verification: warning\n"),
+    )
+    .unwrap();
+    let out = fieldgate(
+        &[
+            "apply",
+            "bad/fact_orders_narrow_customer_id.sql",
+            "--metadata",
+            FACT_ORDERS,
+            "-o",
+            "out.json",
+        ],
+        lake.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("warning[reader-verification]"));
+    assert!(lake.path().join("out.json").is_file());
 }
 
 /// The README's example: the lenient configuration of the example lake, as a user runs it.
@@ -384,6 +406,47 @@ fn flags_verify_without_a_configuration() {
         .unwrap();
     assert_eq!(files.len(), 2);
     assert!(statuses(&files[0]).contains(&("total_units".into(), "promoted".into())));
+
+    // A file written without field ids (pyarrow, imported into pyiceberg's `people`) in a table
+    // without a name mapping: no field-id reader can match its columns.
+    let imported = root().join("tests/fixtures/verify/people/data/s0-imported.parquet");
+    let out = fieldgate(
+        &[
+            "apply",
+            "migrations/fact_orders/0001_widen_total_units.sql",
+            "--metadata",
+            FACT_ORDERS,
+            "-o",
+            "out-ids.json",
+            "--format",
+            "json",
+            "--verify",
+            imported.to_str().unwrap(),
+        ],
+        lake.path(),
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let report = json(&out);
+    let finding = &report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["rule"] == "reader-verification")
+        .unwrap();
+    assert!(
+        finding["message"]
+            .as_str()
+            .unwrap()
+            .contains("the file has no field ids and the table has no name mapping"),
+        "{finding:#}"
+    );
+    assert_eq!(finding["field"], Value::Null);
+    assert!(finding.get("location").is_none());
+    assert_eq!(
+        report["tables"][0]["verification"]["files"][0]["ids"],
+        "none"
+    );
+    assert!(!lake.path().join("out-ids.json").exists());
 
     // --sample N: the table's own files through its Avro manifests (pyiceberg's table).
     let fixtures = root().join("tests/fixtures/verify");
