@@ -108,8 +108,9 @@ fn slashed(path: &Path) -> String {
         .join("/")
 }
 
-/// Every file under `dir` (relative to `root`) matching `pattern`. Symbolic links to directories
-/// are not followed, so a link cannot loop the walk or lead it out of the repository.
+/// Every file under `dir` (relative to `root`) matching `pattern`, outside `.git`. Symbolic links
+/// to directories are not followed, so a link cannot loop the walk or lead it out of the
+/// repository.
 fn walk(root: &Path, dir: &Path, pattern: &str, found: &mut Vec<PathBuf>) {
     let Ok(entries) = fs::read_dir(root.join(dir)) else {
         return;
@@ -119,7 +120,10 @@ fn walk(root: &Path, dir: &Path, pattern: &str, found: &mut Vec<PathBuf>) {
             continue;
         };
         let path = dir.join(entry.file_name());
-        if kind.is_dir() {
+        if kind.is_dir() && entry.file_name() == ".git" {
+            // Git's own objects: never data, and the largest tree a `**` could wander into.
+            continue;
+        } else if kind.is_dir() {
             walk(root, &path, pattern, found);
         } else if (kind.is_file() || kind.is_symlink())
             && root.join(&path).is_file()

@@ -182,3 +182,92 @@ fn file_findings(
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verify::file_schema::IdSource;
+
+    fn column(path: &str, id: i32, status: Status, detail: Option<&str>) -> ColumnReport {
+        ColumnReport {
+            path: path.into(),
+            field_id: id,
+            status,
+            table_type: "int".into(),
+            file_column: None,
+            file_type: None,
+            detail: detail.map(str::to_string),
+            row_group: Some(2).filter(|_| status == Status::Incompatible),
+        }
+    }
+
+    fn report(columns: Vec<ColumnReport>, problem: Option<&str>) -> FileReport {
+        FileReport {
+            path: "data/a.parquet".into(),
+            read_from: None,
+            rows: 3,
+            bytes_read: 10,
+            file_bytes: 20,
+            ids: IdSource::FieldIds,
+            columns,
+            pruned: Vec::new(),
+            positional: Vec::new(),
+            positional_bytes_read: 0,
+            problem: problem.map(str::to_string),
+            rows_printed: 0,
+            ranges_read: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn every_failing_column_and_file_problem_is_a_finding() {
+        let file = report(
+            vec![
+                column("id", 1, Status::Resolved, None),
+                column(
+                    "age",
+                    2,
+                    Status::Incompatible,
+                    Some("the file stores string"),
+                ),
+                column("tier", 3, Status::MissingRequired, None),
+                column("vip", 4, Status::MissingNull, None),
+            ],
+            None,
+        );
+        let findings = file_findings("db.t", 7, &file, None, Severity::Warning);
+        let seen: Vec<(Option<&str>, Option<i32>, &str)> = findings
+            .iter()
+            .map(|f| (f.field.as_deref(), f.field_id, f.message.as_str()))
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                (
+                    Some("age"),
+                    Some(2),
+                    "db.t: `data/a.parquet` does not read as schema 7: `age` (field id 2) is int in the table, but the file stores string (a reader fails at row group 2)"
+                ),
+                (
+                    Some("tier"),
+                    Some(3),
+                    "db.t: `data/a.parquet` does not read as schema 7: `tier` (field id 3) is required, but the file does not hold it and no initial-default fills it"
+                ),
+            ]
+        );
+        assert!(
+            findings
+                .iter()
+                .all(|f| f.rule == RULE && f.severity == Severity::Warning)
+        );
+
+        let unmatched = report(Vec::new(), Some("no field ids"));
+        let findings = file_findings("db.t", 7, &unmatched, None, Severity::Error);
+        assert_eq!(findings.len(), 1);
+        assert_eq!(findings[0].field, None);
+        assert!(findings[0].message.ends_with("schema 7: no field ids"));
+        assert!(
+            file_findings("db.t", 7, &report(Vec::new(), None), None, Severity::Error).is_empty()
+        );
+    }
+}
