@@ -129,6 +129,21 @@ pub struct ApplyArgs {
     /// code is still 1.
     #[arg(long)]
     pub force: bool,
+
+    /// Before writing, read these Parquet data files (local paths or `file:` URIs; put the flag
+    /// after the proposal files) as the new schema reads them; a file a reader would fail on
+    /// fails the run [default: the table's `sample` in fieldgate.yaml].
+    #[arg(long = "verify", value_name = "PARQUET", num_args = 1.., conflicts_with = "sample")]
+    pub verify: Vec<String>,
+
+    /// Before writing, read up to N data files of the table's current snapshot (from its
+    /// manifests) as the new schema reads them.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub sample: Option<u32>,
+
+    /// Read no data files before writing, whatever fieldgate.yaml's `sample` says.
+    #[arg(long, conflicts_with_all = ["verify", "sample"])]
+    pub no_verify: bool,
 }
 
 #[derive(Debug, Args)]

@@ -4,7 +4,8 @@
 //! the next state is written as it is. With `--write`, each schema-file proposal also gets the
 //! ids the table now has written into it (see `frontend::schema_file::fill_ids`); a table that
 //! only a schema file describes has no metadata to replace, so `--write` writes just the ids and
-//! `-o OUT` writes its complete Iceberg metadata.
+//! `-o OUT` writes its complete Iceberg metadata. Once the rules pass, sample data files are read
+//! under the new schema (`commands::verification`) before anything is written.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -13,16 +14,43 @@ use crate::cli::ApplyArgs;
 use crate::commands::failure::Failure;
 use crate::commands::input::ReadProposal;
 use crate::commands::lint::{judge_and_report, now_ms};
+use crate::commands::pipeline::Judgement;
+use crate::commands::settings::Resolved;
+use crate::commands::verification;
+use crate::finding::Severity;
 use crate::frontend::schema_file::fill_ids;
 use crate::iceberg::metadata::patch;
 use crate::iceberg::new_table::render_new_table;
+use crate::judge::Settings;
 use crate::proposal::Proposal;
 use crate::repo::atomic::write_atomically;
 
 pub fn run(args: &ApplyArgs, out: &mut dyn Write) -> Result<bool, Failure> {
     let now = now_ms();
     let location = default_location(args.output.as_deref());
-    let (judgement, passed) = judge_and_report(&args.lint, location, now, out)?;
+    // The sample is read before anything is written, so a failed verification writes nothing.
+    let mut verify =
+        |judgement: &mut Judgement, resolved: &Resolved, settings: &Settings, fail_on: Severity| {
+            verification::run(judgement, settings, fail_on, |judgement| {
+                let configured = resolved
+                    .config
+                    .as_ref()
+                    .zip(resolved.config_path.as_deref());
+                let config = configured.map(|(config, path)| {
+                    let sample = config
+                        .table(&judgement.table)
+                        .and_then(|t| t.sample.as_ref());
+                    (path, &config.source, sample)
+                });
+                verification::for_apply(
+                    args.no_verify,
+                    &args.verify,
+                    args.sample.map(|n| n as usize),
+                    config,
+                )
+            })
+        };
+    let (judgement, passed) = judge_and_report(&args.lint, location, now, out, &mut verify)?;
     // A change Iceberg cannot express has no metadata to write, whatever --force says.
     if !judgement.evolution.problems.is_empty() || (!passed && !args.force) {
         return Ok(false);

@@ -5,7 +5,9 @@
 //! goes to the configured table it names. Only the tables a proposal names or whose metadata
 //! changed are loaded, their base metadata read from git objects, never from the working tree.
 //! Each is judged with its metadata file's git history (who dropped which field when), and the
-//! metadata committed in the working tree must be what `apply` makes of base and proposals.
+//! metadata committed in the working tree must be what `apply` makes of base and proposals; a
+//! table with `sample:` has its sample data files (from the working tree) read under the new
+//! schema once its rules pass.
 
 use std::env;
 use std::io::Write;
@@ -22,6 +24,7 @@ use crate::commands::input::{
 };
 use crate::commands::lint::{locate_related, now_ms, threshold, write_report};
 use crate::commands::pipeline::Judgement;
+use crate::commands::verification;
 use crate::evolve::evolve;
 use crate::finding::{Finding, Severity};
 use crate::frontend::ddl::Dialect;
@@ -88,6 +91,7 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> Result<bool, Failure> {
         .map_err(|errors| config_failure(&config, errors))?;
 
     let now = now_ms();
+    let fail_on = threshold(args.fail_on);
     let mut judged: Vec<(Judgement, Settings)> = Vec::new();
     for ((table, path), items) in config.tables.iter().zip(&locations).zip(&routed) {
         let metadata_changed = changed.iter().any(|file| file.starts_with(path));
@@ -106,6 +110,12 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> Result<bool, Failure> {
         };
         if let Some((mut judgement, settings)) = at.judge(items, now)? {
             locate_related(&mut judgement);
+            verification::run(&mut judgement, &settings, fail_on, |_| {
+                let sample = table.sample.as_ref();
+                sample
+                    .map(|s| verification::listed(s, &config.source, &config_dir, &root, &root))
+                    .transpose()
+            })?;
             judged.push((judgement, settings));
         }
     }
@@ -114,7 +124,7 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> Result<bool, Failure> {
         .iter()
         .map(|(judgement, settings)| TableRun::new(judgement, settings))
         .collect();
-    let run = Run::judged(tables, threshold(args.fail_on));
+    let run = Run::judged(tables, fail_on);
     let write_failed =
         |e: std::io::Error| Failure::Message(format!("cannot write the report: {e}"));
     if args.format == ReportFormatArg::Human {
@@ -522,6 +532,7 @@ impl TableAt<'_> {
             suppressed,
             statements,
             proposals: read,
+            verification: None,
         };
         Ok(Some((judgement, settings)))
     }

@@ -275,7 +275,9 @@ pub fn render(tables: &[FoundTable], sql_dirs: &[String]) -> String {
             "    # Each table may also set:\n\
              \x20   # mapping: field-id        # how readers find columns in old files: field-id | name | position\n\
              \x20   # compatibility: backward  # who must keep reading: backward | forward | full, each also -transitive\n\
-             \x20   # rules: {column-rename: off}\n",
+             \x20   # rules: {column-rename: off}\n\
+             \x20   # sample: 3                # data files read under the new schema once the rules pass:\n\
+             \x20   #                          # N from the table's manifests, or [data/orders/*.parquet]\n",
         );
     }
     text.push_str(

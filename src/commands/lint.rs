@@ -6,8 +6,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use crate::cli::{FailOnArg, LintArgs, ReportFormatArg};
 use crate::commands::failure::Failure;
 use crate::commands::pipeline::{Judgement, judge};
-use crate::commands::settings::resolve;
+use crate::commands::settings::{Resolved, resolve};
 use crate::finding::Severity;
+use crate::judge::Settings;
 use crate::report::{self, Format, Run, TableRun};
 use crate::rules::related::locate_in_metadata;
 
@@ -58,6 +59,11 @@ pub fn locate_related(judgement: &mut Judgement) {
     }
 }
 
+/// What a command adds to the judgement before it is reported (`apply`'s reader verification),
+/// given the configuration and settings the table is judged with and the `--fail-on` threshold.
+pub type BeforeReport<'a> =
+    &'a mut dyn FnMut(&mut Judgement, &Resolved, &Settings, Severity) -> Result<(), Failure>;
+
 /// Judges the proposal and writes the report; returns the judgement and whether the gate passed.
 /// When nothing could be judged, machine formats still get a document saying why (main prints
 /// the diagnostics on stderr and exits 2).
@@ -66,20 +72,26 @@ pub fn judge_and_report(
     location: String,
     now_ms: i64,
     out: &mut dyn Write,
+    before_report: BeforeReport<'_>,
 ) -> Result<(Judgement, bool), Failure> {
     let fail_on = threshold(args.fail_on);
+    let failed = |failure: Failure, out: &mut dyn Write| {
+        if args.format != ReportFormatArg::Human {
+            // The run already failed; a report that cannot be written changes nothing.
+            let _ = write_report(&Run::failed(&failure, fail_on), args.format, out);
+        }
+        failure
+    };
     let mut judgement = match judge(&args.proposal, location, now_ms) {
         Ok(judgement) => judgement,
-        Err(failure) => {
-            if args.format != ReportFormatArg::Human {
-                // The run already failed; a report that cannot be written changes nothing.
-                let _ = write_report(&Run::failed(&failure, fail_on), args.format, out);
-            }
-            return Err(failure);
-        }
+        Err(failure) => return Err(failed(failure, out)),
     };
     locate_related(&mut judgement);
-    let settings = resolve(&args.proposal)?.settings_for(&judgement.table);
+    let resolved = resolve(&args.proposal)?;
+    let settings = resolved.settings_for(&judgement.table);
+    if let Err(failure) = before_report(&mut judgement, &resolved, &settings, fail_on) {
+        return Err(failed(failure, out));
+    }
     let run = Run::judged(vec![TableRun::new(&judgement, &settings)], fail_on);
     match write_report(&run, args.format, out) {
         Ok(()) => {}
@@ -97,6 +109,6 @@ pub fn run(args: &LintArgs, out: &mut dyn Write) -> Result<bool, Failure> {
     let location = std::env::current_dir()
         .map(|d| d.display().to_string())
         .unwrap_or_default();
-    let (_, passed) = judge_and_report(args, location, now_ms(), out)?;
+    let (_, passed) = judge_and_report(args, location, now_ms(), out, &mut |_, _, _, _| Ok(()))?;
     Ok(passed)
 }

@@ -10,4 +10,5 @@ pub mod input;
 pub mod lint;
 pub mod pipeline;
 pub mod settings;
+pub mod verification;
 pub mod verify;

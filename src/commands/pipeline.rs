@@ -19,6 +19,7 @@ use crate::judge::{Judged, judge_proposals};
 use crate::proposal::Proposal;
 use crate::repo::config::same_table;
 use crate::suppress::{Suppressed, date_from_unix_days};
+use crate::verify::gate::Verification;
 
 pub struct Judgement {
     pub table: String,
@@ -32,6 +33,8 @@ pub struct Judgement {
     pub statements: Vec<Statement>,
     /// The proposal files, read, in order.
     pub proposals: Vec<ReadProposal>,
+    /// The sample data files read under the new schema, when verification ran.
+    pub verification: Option<Verification>,
 }
 
 impl Judgement {
@@ -200,6 +203,7 @@ pub fn judge(args: &ProposalArgs, location: String, now_ms: i64) -> Result<Judge
         suppressed,
         statements,
         proposals,
+        verification: None,
     })
 }
 

@@ -1,7 +1,7 @@
 //! Merging what the user typed with `fieldgate.yaml` into the settings each table is judged with.
 //! Flags win over the table's entry, which wins over the file's globals.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::cli::{DialectArg, ProposalArgs};
 use crate::commands::failure::{Failure, LocatedError};
@@ -13,6 +13,8 @@ use crate::rules::{Compatibility, Mapping};
 
 pub struct Resolved {
     pub config: Option<Config>,
+    /// Where `config` was read from.
+    pub config_path: Option<PathBuf>,
     pub dialect: DialectArg,
     mapping: Option<Mapping>,
     compatibility: Option<Compatibility>,
@@ -53,11 +55,12 @@ impl Resolved {
 }
 
 pub fn resolve(args: &ProposalArgs) -> Result<Resolved, Failure> {
-    let config = match &args.config {
-        Some(path) => Some(load_config(path)?),
-        None if Path::new(CONFIG_FILE).is_file() => Some(load_config(Path::new(CONFIG_FILE))?),
+    let config_path = match &args.config {
+        Some(path) => Some(path.clone()),
+        None if Path::new(CONFIG_FILE).is_file() => Some(PathBuf::from(CONFIG_FILE)),
         None => None,
     };
+    let config = config_path.as_deref().map(load_config).transpose()?;
     let dialect = args
         .dialect
         .unwrap_or(match config.as_ref().and_then(|c| c.dialect) {
@@ -67,6 +70,7 @@ pub fn resolve(args: &ProposalArgs) -> Result<Resolved, Failure> {
         });
     Ok(Resolved {
         config,
+        config_path,
         dialect,
         mapping: args.mapping.as_deref().and_then(Mapping::parse),
         compatibility: args.compatibility.as_deref().and_then(Compatibility::parse),

@@ -4,7 +4,7 @@
 //! fail or fill a required column, 2 when a file is not readable Parquet at all.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::cli::{FormatArg, RowsArg, VerifyArgs};
 use crate::commands::failure::Failure;
@@ -13,7 +13,7 @@ use crate::verify::read::{FileReport, Request, Sink, TableView, verify_file};
 use crate::verify::report::human::Human;
 use crate::verify::report::json::Json;
 use crate::verify::report::{BROKEN_PIPE, Summary};
-use crate::verify::sample::{Locator, current_files, local_path, pick};
+use crate::verify::sample::{Locator, current_files, local_path, pick, table_dir};
 
 pub fn run(args: &VerifyArgs, out: &mut dyn Write) -> Result<bool, Failure> {
     let loaded = load_table(&args.metadata)?;
@@ -120,14 +120,4 @@ fn read_all(
             verify_file(view, &request, sink).map_err(|e| Failure::Message(e.to_string()))
         })
         .collect()
-}
-
-/// The table directory: the parent of `metadata/` when the metadata file is in one.
-fn table_dir(metadata_file: &Path) -> PathBuf {
-    let dir = metadata_file.parent().unwrap_or(Path::new("."));
-    if dir.file_name().is_some_and(|n| n == "metadata") {
-        dir.parent().unwrap_or(dir).to_path_buf()
-    } else {
-        dir.to_path_buf()
-    }
 }

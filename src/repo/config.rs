@@ -1,6 +1,6 @@
 //! `fieldgate.yaml`, the repository configuration: which tables there are and where their
-//! metadata lives, how their files are read (`mapping`), the compatibility mode, and rule
-//! severities globally and per table. Everything is validated: an unknown key, rule, severity or
+//! metadata lives, how their files are read (`mapping`), the data files to verify (`sample`), the
+//! compatibility mode, and rule severities globally and per table. Everything is validated: an unknown key, rule, severity or
 //! mode is a located error with a "did you mean", never silently ignored.
 
 use std::path::{Component, Path, PathBuf};
@@ -35,6 +35,23 @@ pub struct TableConfig {
     pub mapping: Option<Mapping>,
     pub compatibility: Option<Compatibility>,
     pub rules: Vec<RuleSetting>,
+    pub sample: Option<Sample>,
+}
+
+/// A table's `sample:`: the data files `apply` and `check` read under the new schema.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sample {
+    pub kind: SampleKind,
+    /// The value's place in the file, where findings about the sample point.
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SampleKind {
+    /// `sample: N`: up to N data files from the table's own manifests.
+    Count(usize),
+    /// `sample: [paths or globs]`, relative to fieldgate.yaml, each with its place.
+    Paths(Vec<(String, Span)>),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -381,6 +398,7 @@ fn tables(node: &YamlNode, errors: &mut Vec<ConfigError>) -> Vec<TableConfig> {
             mapping: None,
             compatibility: None,
             rules: Vec::new(),
+            sample: None,
         };
         match entry.value.as_map() {
             Some(settings) => {
@@ -407,10 +425,11 @@ fn tables(node: &YamlNode, errors: &mut Vec<ConfigError>) -> Vec<TableConfig> {
                         }
                         "compatibility" => table.compatibility = compatibility(value, errors),
                         "rules" => table.rules = rules(value, errors),
+                        "sample" => table.sample = sample(value, errors),
                         other => errors.push(unknown_key(
                             setting.key_span,
                             other,
-                            &["metadata", "mapping", "compatibility", "rules"],
+                            &["metadata", "mapping", "compatibility", "rules", "sample"],
                         )),
                     }
                 }
@@ -425,6 +444,63 @@ fn tables(node: &YamlNode, errors: &mut Vec<ConfigError>) -> Vec<TableConfig> {
         out.push(table);
     }
     out
+}
+
+/// `sample: N` (at least 1) or a non-empty list of paths or globs.
+fn sample(node: &YamlNode, errors: &mut Vec<ConfigError>) -> Option<Sample> {
+    let help = || {
+        Some(
+            "for example `sample: 3` (data files from the table's manifests) or `sample: [data/events/*.parquet]`"
+                .to_string(),
+        )
+    };
+    let kind = if let Some(items) = node.as_seq() {
+        let mut paths = Vec::new();
+        for item in items {
+            match item.as_str().filter(|p| !p.trim().is_empty()) {
+                Some(path) => paths.push((path.to_string(), to_span(item.span))),
+                None => errors.push(error(
+                    item,
+                    format!(
+                        "`sample` lists paths of Parquet files, found {}",
+                        item.kind_name()
+                    ),
+                    help(),
+                )),
+            }
+        }
+        if items.is_empty() {
+            errors.push(error(
+                node,
+                "`sample` lists no file".into(),
+                Some("list data files or globs, or leave `sample` out".into()),
+            ));
+        }
+        SampleKind::Paths(paths)
+    } else {
+        match node.as_i64().map(usize::try_from) {
+            Some(Ok(n)) if n > 0 => SampleKind::Count(n),
+            _ => {
+                let found = match (node.as_i64(), node.as_str()) {
+                    (Some(n), _) => format!("`{n}`"),
+                    (_, Some(text)) => format!("`{text}`"),
+                    _ => node.kind_name().to_string(),
+                };
+                errors.push(error(
+                    node,
+                    format!(
+                        "`sample` must be a number of data files (at least 1) or a list of paths, found {found}"
+                    ),
+                    help(),
+                ));
+                return None;
+            }
+        }
+    };
+    Some(Sample {
+        kind,
+        span: to_span(node.span),
+    })
 }
 
 fn rules(node: &YamlNode, errors: &mut Vec<ConfigError>) -> Vec<RuleSetting> {
@@ -605,6 +681,63 @@ mod tests {
                 ("window-days", Some("known keys: severity")),
             ]
         );
+    }
+
+    #[test]
+    fn samples_are_a_count_or_a_list_of_paths() {
+        let text =
+            "tables:\n  a:\n    sample: 3\n  b:\n    sample: [data/b/*.parquet, data/x.parquet]\n";
+        let config = parse(text).unwrap();
+        let a = config.table("a").and_then(|t| t.sample.clone()).unwrap();
+        assert_eq!(a.kind, SampleKind::Count(3));
+        assert_eq!(
+            snippet(
+                text,
+                &ConfigError {
+                    span: a.span,
+                    message: String::new(),
+                    help: None
+                }
+            ),
+            "3"
+        );
+        let b = config.table("b").and_then(|t| t.sample.clone()).unwrap();
+        let SampleKind::Paths(paths) = b.kind else {
+            panic!("a list of paths: {b:?}");
+        };
+        let named: Vec<&str> = paths
+            .iter()
+            .map(|(p, span)| {
+                assert_eq!(&text[span.offset..span.end()], p);
+                p.as_str()
+            })
+            .collect();
+        assert_eq!(named, ["data/b/*.parquet", "data/x.parquet"]);
+
+        let text = "tables:\n  a:\n    sample: 0\n  b:\n    sample: data/x.parquet\n  c:\n    sample: [1, '']\n  d:\n    sample: []\n  e:\n    sampel: 2\n";
+        let errors = parse(text).unwrap_err();
+        let found: Vec<(&str, &str)> = errors
+            .iter()
+            .map(|e| (snippet(text, e), e.message.as_str()))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                (
+                    "0",
+                    "`sample` must be a number of data files (at least 1) or a list of paths, found `0`"
+                ),
+                (
+                    "data/x.parquet",
+                    "`sample` must be a number of data files (at least 1) or a list of paths, found `data/x.parquet`"
+                ),
+                ("1", "`sample` lists paths of Parquet files, found integer"),
+                ("''", "`sample` lists paths of Parquet files, found string"),
+                ("[]", "`sample` lists no file"),
+                ("sampel", "unknown key `sampel`"),
+            ]
+        );
+        assert_eq!(errors[5].help.as_deref(), Some("did you mean `sample`?"));
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //! severity and rule (`error[type-narrowing]`) so it reads the same without colour; related
 //! places in the same file as secondary labels, in other files as `note:` lines with their
 //! position (metadata files are often one long line, which is no snippet to quote); then what
-//! the change does to each table, and a one-line verdict with counts per severity.
+//! the change does to each table (and how its sample data files read under the new schema), and
+//! a one-line verdict with counts per severity.
 
 use std::fmt;
 use std::io::{self, IsTerminal, Write};
@@ -13,6 +14,8 @@ use miette::{
 
 use crate::finding::{Finding, Severity, locate};
 use crate::report::{Reporter, Run};
+use crate::verify::gate::Verification;
+use crate::verify::report::{bytes, column_notes};
 
 /// The report width: wide enough for a DDL line and its labels, fixed so output is reproducible.
 const WIDTH: usize = 100;
@@ -142,6 +145,45 @@ fn write_changes(
         .collect();
     if !nested.is_empty() {
         writeln!(out, "  field ids assigned: {}", nested.join(", "))?;
+    }
+    if let Some(verification) = &judgement.verification {
+        write_verification(verification, out)?;
+    }
+    Ok(())
+}
+
+/// The sample read under the new schema: a line for the whole, then one per file.
+fn write_verification(v: &Verification, out: &mut dyn Write) -> io::Result<()> {
+    let failed = v.files.iter().filter(|f| !f.passed()).count();
+    let verdict = match failed {
+        0 => "every file reads correctly".to_string(),
+        n => format!("{n} file(s) a reader cannot read correctly"),
+    };
+    writeln!(
+        out,
+        "  verified {} data file(s) as schema {}: {} row(s) read, {verdict}",
+        v.files.len(),
+        v.schema_id,
+        v.rows()
+    )?;
+    for f in &v.files {
+        let what = match &f.problem {
+            Some(_) => "FAILS: no field ids and no name mapping".to_string(),
+            None => {
+                let notes = column_notes(f);
+                let notes = match notes.is_empty() {
+                    true => "every column as written".to_string(),
+                    false => notes.join(", "),
+                };
+                format!(
+                    "{} row(s), read {} of {}; {notes}",
+                    f.rows,
+                    bytes(f.bytes_read),
+                    bytes(f.file_bytes)
+                )
+            }
+        };
+        writeln!(out, "    {}: {what}", f.path)?;
     }
     Ok(())
 }

@@ -1,6 +1,7 @@
 //! The JSON report of CLI.md, version 1. Field order is fixed by construction (serde_json keeps
 //! insertion order). Extensions to the documented shape are additive: `related` on a diagnostic
-//! that has related places, `table` on suppressed findings, and `errors` (with the located
+//! that has related places, `table` on suppressed findings, `verification` on a table whose
+//! sample data files were read (the `files` of the `verify` document), and `errors` (with the located
 //! problems) only when the run could not judge, so a script gets a document to parse even with
 //! exit code 2.
 
@@ -10,6 +11,7 @@ use serde_json::{Map, Value, json};
 
 use crate::finding::{Finding, Location};
 use crate::report::{Reporter, Run};
+use crate::verify::report::json as verify_json;
 
 pub struct Json;
 
@@ -81,12 +83,19 @@ fn document(run: &Run<'_>) -> Value {
             .iter()
             .map(|a| json!({"path": a.path, "field_id": a.field_id}))
             .collect();
-        tables.push(json!({
-            "table": judgement.table,
-            "schema_id": metadata.current_schema_id,
-            "last_column_id": metadata.last_column_id,
-            "assigned": assigned,
-        }));
+        let mut entry = Map::new();
+        entry.insert("table".into(), judgement.table.clone().into());
+        entry.insert("schema_id".into(), metadata.current_schema_id.into());
+        entry.insert("last_column_id".into(), metadata.last_column_id.into());
+        entry.insert("assigned".into(), assigned.into());
+        if let Some(v) = &judgement.verification {
+            let files: Vec<Value> = v.files.iter().map(verify_json::file).collect();
+            entry.insert(
+                "verification".into(),
+                json!({"passed": v.passed(), "schema_id": v.schema_id, "rows": v.rows(), "files": files}),
+            );
+        }
+        tables.push(Value::Object(entry));
     }
     let mut report = Map::new();
     report.insert("version".into(), 1.into());

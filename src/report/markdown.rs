@@ -1,7 +1,7 @@
 //! A Markdown report for `$GITHUB_STEP_SUMMARY` or a pull request comment: the verdict, the
 //! findings as a table, suppressed findings with their reasons, and per changed table its fields
 //! before and after (id, path, type, required) with each change marked, which is what a reviewer
-//! needs to see without reading the DDL.
+//! needs to see without reading the DDL, and how its sample data files read under the new schema.
 //!
 //! Everything from the input (messages, names, types) is escaped for GitHub-flavoured Markdown:
 //! `|` would end a table cell, `<` would start HTML (`struct<a: int>` would vanish), and line
@@ -15,6 +15,8 @@ use crate::finding::{Severity, locate};
 use crate::iceberg::schema::FieldInfo;
 use crate::iceberg::types::{FieldId, Type};
 use crate::report::{Reporter, Run};
+use crate::verify::gate::Verification;
+use crate::verify::report::{bytes, column_notes};
 
 /// Tables with more fields than this show only their changed fields.
 const FULL_TABLE_LIMIT: usize = 40;
@@ -105,6 +107,9 @@ impl Reporter for Markdown {
         }
         for table in &run.tables {
             write_table(table.judgement, out)?;
+            if let Some(verification) = &table.judgement.verification {
+                write_verification(verification, out)?;
+            }
         }
         Ok(())
     }
@@ -199,6 +204,37 @@ fn write_table(judgement: &Judgement, out: &mut dyn Write) -> io::Result<()> {
             "{} unchanged fields of {} are not shown.",
             rows.len() - changed,
             rows.len()
+        )?;
+    }
+    Ok(())
+}
+
+/// The sample data files read under the new schema, one row each.
+fn write_verification(v: &Verification, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(out)?;
+    writeln!(
+        out,
+        "Reader verification: {} data file(s) read as schema {}, {} row(s).",
+        v.files.len(),
+        v.schema_id,
+        v.rows()
+    )?;
+    writeln!(out)?;
+    writeln!(out, "| file | rows | bytes read | reads | how |")?;
+    writeln!(out, "| --- | ---: | ---: | --- | --- |")?;
+    for f in &v.files {
+        let how = match &f.problem {
+            Some(problem) => text(problem),
+            None => text(&column_notes(f).join(", ")),
+        };
+        writeln!(
+            out,
+            "| {} | {} | {} of {} | {} | {how} |",
+            code(&f.path),
+            f.rows,
+            bytes(f.bytes_read),
+            bytes(f.file_bytes),
+            if f.passed() { "✅" } else { "❌" }
         )?;
     }
     Ok(())

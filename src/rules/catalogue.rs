@@ -66,6 +66,7 @@ pub const FILES: &[(&str, &str)] = catalogue_files![
     "partition-source-promotion",
     "position-shift",
     "reader-cache-refresh",
+    "reader-verification",
     "required-column-add",
     "sort-source-drop",
     "suppression",

@@ -79,7 +79,8 @@ pub trait Rule: Sync {
 }
 
 /// Rules judged outside the engine: `evolve` reports changes that cannot be applied at all,
-/// `suppress` reports bad suppressions, and `check` compares committed metadata with the result.
+/// `suppress` reports bad suppressions, `check` compares committed metadata with the result, and
+/// `apply` and `check` read sample data files under the new schema (`verify::gate`).
 /// They are listed so the catalogue, configuration and severities treat them like any other rule.
 struct JudgedElsewhere(&'static str);
 
@@ -116,6 +117,7 @@ pub fn registry() -> &'static [&'static dyn Rule] {
         &partition_source_promotion::PartitionSourcePromotion,
         &position_shift::PositionShift,
         &reader_cache_refresh::ReaderCacheRefresh,
+        &JudgedElsewhere("reader-verification"),
         &required_column_add::RequiredColumnAdd,
         &sort_source_drop::SortSourceDrop,
         &JudgedElsewhere("suppression"),

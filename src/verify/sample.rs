@@ -59,6 +59,16 @@ impl Locator<'_> {
     }
 }
 
+/// The table directory of a metadata file: the parent of `metadata/` when the file is in one.
+pub fn table_dir(metadata_file: &Path) -> PathBuf {
+    let dir = metadata_file.parent().unwrap_or(Path::new("."));
+    if dir.file_name().is_some_and(|n| n == "metadata") {
+        dir.parent().unwrap_or(dir).to_path_buf()
+    } else {
+        dir.to_path_buf()
+    }
+}
+
 /// A local path from a plain path or a `file:` URI.
 pub fn local_path(path: &str) -> Result<PathBuf, String> {
     if let Some(rest) = path.strip_prefix("file:") {

@@ -73,7 +73,9 @@ impl Sink for Json {
     }
 }
 
-fn file(f: &FileReport) -> Value {
+/// One file's report as the document's `files` hold it (also embedded in `apply`'s and
+/// `check`'s JSON report).
+pub fn file(f: &FileReport) -> Value {
     let mut m = Map::new();
     m.insert("path".into(), f.path.clone().into());
     if let Some(local) = &f.read_from {

@@ -9,6 +9,7 @@ pub mod json;
 use std::io;
 
 use crate::verify::read::FileReport;
+use crate::verify::resolve::Status;
 
 /// The error text of a write to a reader that went away (`fieldgate verify ... | head`): not a
 /// failure of the verification.
@@ -52,4 +53,48 @@ pub fn bytes(n: u64) -> String {
     } else {
         format!("{:.1} MiB", n as f64 / (1024.0 * 1024.0))
     }
+}
+
+/// What a reader does differently from reading each column as written, one short note per
+/// column (`` `mobile` from `phone` ``, `` `age` int -> long ``, `` `vip` null ``, pruned
+/// columns): the gate reports' one-line account of a file.
+pub fn column_notes(f: &FileReport) -> Vec<String> {
+    let mut notes: Vec<String> = f
+        .columns
+        .iter()
+        .filter_map(|c| {
+            let file = c.file_column.as_deref().unwrap_or("?");
+            Some(match c.status {
+                Status::Resolved if file == c.path => return None,
+                Status::Resolved => format!("`{}` from `{file}`", c.path),
+                Status::Promoted => format!(
+                    "`{}` {} -> {}",
+                    c.path,
+                    c.file_type.as_deref().unwrap_or("?"),
+                    c.table_type
+                ),
+                Status::MissingNull => format!("`{}` null", c.path),
+                Status::MissingDefault => format!(
+                    "`{}` {}",
+                    c.path,
+                    c.detail.as_deref().unwrap_or("initial-default")
+                ),
+                Status::Incompatible => format!("`{}` INCOMPATIBLE", c.path),
+                Status::MissingRequired => format!("`{}` MISSING (required)", c.path),
+            })
+        })
+        .collect();
+    // An incompatible column is not read either, but it is no dropped column: say it once.
+    let unreadable = |id: Option<i32>| {
+        f.columns
+            .iter()
+            .any(|c| c.status == Status::Incompatible && Some(c.field_id) == id)
+    };
+    notes.extend(
+        f.pruned
+            .iter()
+            .filter(|p| !unreadable(p.field_id))
+            .map(|p| format!("`{}` pruned", p.file_column)),
+    );
+    notes
 }

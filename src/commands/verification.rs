@@ -1,0 +1,218 @@
+//! Reader verification in `apply` and `check`: which data files a table's verification reads
+//! (`apply`'s `--sample N` / `--verify FILE`, else the table's `sample:` in fieldgate.yaml), and
+//! running it once the rules pass, so its findings join the judgement before it is reported and
+//! before anything is written.
+
+use std::path::{Path, PathBuf};
+
+use crate::change::{Origin, Source, Span};
+use crate::commands::failure::{Failure, LocatedError};
+use crate::commands::input::LoadedTable;
+use crate::commands::pipeline::Judgement;
+use crate::finding::Severity;
+use crate::judge::Settings;
+use crate::repo::config::{ConfigError, Sample, SampleKind};
+use crate::repo::git::Repo;
+use crate::repo::sample as sample_paths;
+use crate::verify::gate::{RULE, SampleFile, from_manifests, verify};
+use crate::verify::sample::{Locator, local_path, table_dir};
+
+/// What a table's verification reads.
+pub enum Requested {
+    /// Up to N data files of the table's current snapshot; the table's metadata path is
+    /// relative to `root`. Asked on the command line (`origin` is `None`), a table without
+    /// Iceberg metadata is an error; configured, a table the change creates has no files yet.
+    FromManifests {
+        n: usize,
+        origin: Option<Origin>,
+        root: PathBuf,
+    },
+    Files(Vec<SampleFile>),
+}
+
+/// Verifies the sample under the judgement's new schema and adds its findings, when the rule is
+/// on, the change could be applied, and no finding fails the gate yet (`fail_on`): the data is
+/// read only for a change the rules let through. `request` is asked only then.
+pub fn run(
+    judgement: &mut Judgement,
+    settings: &Settings,
+    fail_on: Severity,
+    request: impl FnOnce(&Judgement) -> Result<Option<Requested>, Failure>,
+) -> Result<(), Failure> {
+    let Some(severity) = settings.severity(RULE) else {
+        return Ok(());
+    };
+    let rules_passed = judgement.evolution.problems.is_empty()
+        && judgement.findings.iter().all(|f| f.severity < fail_on);
+    if !rules_passed {
+        return Ok(());
+    }
+    let files = match request(judgement)? {
+        None => return Ok(()),
+        Some(Requested::Files(files)) => files,
+        Some(Requested::FromManifests {
+            origin: Some(_), ..
+        }) if judgement.base.is_none() => {
+            return Ok(());
+        }
+        Some(Requested::FromManifests { n, origin, root }) => {
+            manifest_sample(judgement.base.as_ref(), n, origin.as_ref(), &root)?
+        }
+    };
+    let (verification, findings) = verify(
+        &judgement.table,
+        &judgement.evolution.metadata,
+        &files,
+        severity,
+    )
+    .map_err(|e| Failure::Message(e.to_string()))?;
+    judgement.findings.extend(findings);
+    judgement.verification = Some(verification);
+    Ok(())
+}
+
+/// `--sample N` or `sample: N`: the table's own data files, found through its manifests, read
+/// from the working tree.
+fn manifest_sample(
+    base: Option<&LoadedTable>,
+    n: usize,
+    origin: Option<&Origin>,
+    root: &Path,
+) -> Result<Vec<SampleFile>, Failure> {
+    let Some(base) = base.filter(|b| b.description.is_none()) else {
+        return Err(Failure::Message(
+            "a sample of N data files comes from the table's Iceberg manifests, and this table has no Iceberg metadata yet: name the files to verify instead".into(),
+        ));
+    };
+    let dir = root.join(table_dir(&base.location.metadata_file));
+    let locator = Locator {
+        location: &base.metadata.location,
+        table_dir: &dir,
+    };
+    from_manifests(&base.source.text, &base.metadata, &locator, n, origin)
+        .map_err(|e| Failure::Message(format!("{}: {e}", base.location.metadata_file.display())))
+}
+
+/// The files a `sample:` list names, resolved against the repository at `root` (the
+/// configuration's directory is `dir`, relative to it); paths are shown relative to `shown_from`.
+pub fn listed(
+    sample: &Sample,
+    config: &Source,
+    dir: &Path,
+    root: &Path,
+    shown_from: &Path,
+) -> Result<Requested, Failure> {
+    let origin = |focus: Span| Origin {
+        source: config.clone(),
+        statement: sample.span,
+        focus,
+    };
+    let entries = match &sample.kind {
+        SampleKind::Count(n) => {
+            return Ok(Requested::FromManifests {
+                n: *n,
+                origin: Some(origin(sample.span)),
+                root: root.to_path_buf(),
+            });
+        }
+        SampleKind::Paths(entries) => entries,
+    };
+    let files = sample_paths::resolve(entries, dir, root)
+        .map_err(|errors| config_errors(config, errors))?;
+    // Read through the path relative to the current directory where there is one, so a report
+    // names a local copy (`read_from`) only when the file really is read from elsewhere.
+    let cwd = std::env::current_dir()
+        .and_then(std::fs::canonicalize)
+        .unwrap_or_default();
+    Ok(Requested::Files(
+        files
+            .into_iter()
+            .map(|f| {
+                let absolute = root.join(&f.path);
+                let local = absolute
+                    .strip_prefix(&cwd)
+                    .map_or_else(|_| absolute.clone(), Path::to_path_buf);
+                SampleFile {
+                    path: relative_to(&absolute, shown_from),
+                    local,
+                    origin: Some(origin(f.entry)),
+                }
+            })
+            .collect(),
+    ))
+}
+
+/// `path` relative to `from` when it is inside, with `/` separators as reports name files.
+fn relative_to(path: &Path, from: &Path) -> String {
+    let relative = path.strip_prefix(from).unwrap_or(path);
+    relative
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+fn config_errors(config: &Source, errors: Vec<ConfigError>) -> Failure {
+    Failure::Located(
+        errors
+            .into_iter()
+            .map(|e| {
+                LocatedError::new(
+                    config,
+                    e.span,
+                    format!("invalid configuration: {}", e.message),
+                    e.help,
+                )
+            })
+            .collect(),
+    )
+}
+
+/// `apply`'s request: `--no-verify` reads nothing; `--verify FILE` and `--sample N` win over the
+/// table's `sample:` in the configuration at `config_path`.
+pub fn for_apply(
+    no_verify: bool,
+    files: &[String],
+    sample: Option<usize>,
+    config: Option<(&Path, &Source, Option<&Sample>)>,
+) -> Result<Option<Requested>, Failure> {
+    if no_verify {
+        return Ok(None);
+    }
+    if !files.is_empty() {
+        let files = files
+            .iter()
+            .map(|f| {
+                local_path(f).map(|local| SampleFile {
+                    path: f.clone(),
+                    local,
+                    origin: None,
+                })
+            })
+            .collect::<Result<_, _>>()?;
+        return Ok(Some(Requested::Files(files)));
+    }
+    if let Some(n) = sample {
+        return Ok(Some(Requested::FromManifests {
+            n,
+            origin: None,
+            root: PathBuf::new(),
+        }));
+    }
+    let Some((config_path, source, Some(sample))) = config else {
+        return Ok(None);
+    };
+    let cwd = std::env::current_dir()
+        .map_err(|e| Failure::Message(format!("cannot read the current directory: {e}")))?;
+    let config_dir = cwd.join(config_path.parent().unwrap_or(Path::new("")));
+    let config_dir = std::fs::canonicalize(&config_dir).unwrap_or(config_dir);
+    // The repository bounds the sample as it does in `check`; outside git, the configuration's
+    // directory does.
+    let root: PathBuf = Repo::discover(&config_dir)
+        .ok()
+        .and_then(|repo| std::fs::canonicalize(repo.root()).ok())
+        .unwrap_or_else(|| config_dir.clone());
+    let dir = config_dir.strip_prefix(&root).unwrap_or(Path::new(""));
+    let cwd = std::fs::canonicalize(&cwd).unwrap_or(cwd);
+    listed(sample, source, dir, &root, &cwd).map(Some)
+}

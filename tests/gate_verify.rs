@@ -1,0 +1,829 @@
+//! Reader verification inside the gate, through the real binary: `apply` and `check` read the
+//! sample data files (fieldgate.yaml's `sample:`, or `apply --verify` / `--sample`) under the
+//! schema the change produces, once the rules pass. The data files are pyarrow's and pyiceberg's:
+//! `examples/lake` (`tests/interop/make_example_lake.py`) and `tests/fixtures/verify`
+//! (`tests/interop/make_fixtures.py`).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn fieldgate(args: &[&str], dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_fieldgate"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .env_remove("GITHUB_BASE_REF")
+        .output()
+        .expect("fieldgate runs")
+}
+
+fn json(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not one JSON document ({e}): {}\nstderr: {}",
+            text(&out.stdout),
+            text(&out.stderr)
+        )
+    })
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+/// A copy of `examples/lake`, whose fieldgate.yaml names each table's data files as its sample.
+fn lake() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&root().join("examples/lake"), dir.path());
+    dir
+}
+
+const DIM_USERS: &str = "warehouse/lake_prod/dim_users";
+const FACT_ORDERS: &str = "warehouse/lake_prod/fact_orders";
+
+/// The lake's configuration, with rules a team lowered to warnings: the data still decides.
+const LOWERED: &str = "tables:
+  lake_prod.dim_users:
+    metadata: warehouse/lake_prod/dim_users
+    sample: [data/dim_users/*.parquet]
+  lake_prod.fact_orders:
+    metadata: warehouse/lake_prod/fact_orders
+    sample:
+      - data/fact_orders/*.parquet
+proposals:
+  - migrations/**/*.sql
+rules:
+  type-narrowing: warning
+  required-column-add: warning
+";
+
+fn diagnostics(report: &Value) -> Vec<(String, Option<String>, String)> {
+    report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["rule"].as_str().unwrap().to_string(),
+                d["field"].as_str().map(str::to_string),
+                d["location"]["file"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .filter(|(rule, _, _)| rule == "reader-verification")
+        .collect()
+}
+
+fn statuses(file: &Value) -> Vec<(String, String)> {
+    file["columns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["path"].as_str().unwrap().to_string(),
+                c["status"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+fn versions(lake: &Path, table: &str) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(lake.join(table).join("metadata"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names.push(fs::read_to_string(lake.join(table).join("metadata/version-hint.text")).unwrap());
+    names
+}
+
+#[test]
+fn apply_reads_the_configured_sample_under_the_new_schema_then_writes() {
+    let lake = lake();
+    let out = fieldgate(
+        &[
+            "apply",
+            "migrations/dim_users/0001_add_vip_level.sql",
+            "migrations/dim_users/0002_rename_phone.sql",
+            "--metadata",
+            DIM_USERS,
+            "--write",
+        ],
+        lake.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    insta::assert_snapshot!("apply_pass_human", text(&out.stdout));
+    assert!(
+        lake.path()
+            .join(DIM_USERS)
+            .join("metadata/v5.metadata.json")
+            .is_file()
+    );
+
+    // The same run as JSON: one document, verify's file reports under the table.
+    let lake = self::lake();
+    let out = fieldgate(
+        &[
+            "apply",
+            "migrations/dim_users/0001_add_vip_level.sql",
+            "migrations/dim_users/0002_rename_phone.sql",
+            "--metadata",
+            DIM_USERS,
+            "-o",
+            "out.metadata.json",
+            "--format",
+            "json",
+        ],
+        lake.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let report = json(&out);
+    let verification = &report["tables"][0]["verification"];
+    assert_eq!(verification["passed"], true);
+    assert_eq!(verification["schema_id"], 3);
+    assert_eq!(verification["rows"], 3);
+    let files = verification["files"].as_array().unwrap();
+    assert_eq!(files.len(), 2);
+    for file in files {
+        let statuses = statuses(file);
+        assert!(statuses.contains(&("mobile_phone".into(), "resolved".into())));
+        assert!(statuses.contains(&("vip_level".into(), "missing-null".into())));
+    }
+    // The older file still holds the dropped `status`: never read.
+    assert_eq!(files[0]["pruned"][0]["file_column"], "status");
+    assert!(lake.path().join("out.metadata.json").is_file());
+}
+
+#[test]
+fn a_failing_verification_fails_apply_in_every_format_and_writes_nothing() {
+    let lake = lake();
+    fs::write(lake.path().join("fieldgate.yaml"), LOWERED).unwrap();
+    let before = versions(lake.path(), FACT_ORDERS);
+    let apply = |extra: &[&str]| {
+        let mut args = vec![
+            "apply",
+            "bad/fact_orders_narrow_customer_id.sql",
+            "--metadata",
+            FACT_ORDERS,
+            "--write",
+        ];
+        args.extend_from_slice(extra);
+        fieldgate(&args, lake.path())
+    };
+    for format in [
+        "human", "json", "github", "sarif", "markdown", "gitlab", "junit",
+    ] {
+        let out = apply(&["--format", format]);
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{format}: {}",
+            text(&out.stderr)
+        );
+        let stdout = text(&out.stdout);
+        assert!(stdout.contains("reader-verification"), "{format}: {stdout}");
+        let shown = match format {
+            "sarif" => {
+                let mut document: Value = serde_json::from_str(&stdout).unwrap();
+                document["runs"][0]["tool"]["driver"]["rules"] = "[the catalogue]".into();
+                serde_json::to_string_pretty(&document).unwrap()
+            }
+            _ => stdout,
+        };
+        insta::assert_snapshot!(format!("apply_incompatible_{format}"), shown);
+        assert_eq!(versions(lake.path(), FACT_ORDERS), before, "{format} wrote");
+    }
+
+    let report = json(&apply(&["--format", "json"]));
+    assert_eq!(report["passed"], false);
+    assert_eq!(
+        diagnostics(&report),
+        vec![
+            (
+                "reader-verification".to_string(),
+                Some("customer_id".to_string()),
+                "fieldgate.yaml".to_string()
+            );
+            2
+        ]
+    );
+    let files = report["tables"][0]["verification"]["files"]
+        .as_array()
+        .unwrap();
+    for file in files {
+        let customer = &file["columns"][3];
+        assert_eq!(customer["path"], "customer_id");
+        assert_eq!(customer["status"], "incompatible");
+        assert_eq!(customer["file_type"], "long");
+        assert_eq!(customer["row_group"], 0);
+    }
+
+    // --force writes anyway and still fails; --no-verify reads nothing and the lowered rule
+    // lets the change through.
+    let out = apply(&["--force"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(
+        lake.path()
+            .join(FACT_ORDERS)
+            .join("metadata/v3.metadata.json")
+            .is_file()
+    );
+    let lake = self::lake();
+    fs::write(lake.path().join("fieldgate.yaml"), LOWERED).unwrap();
+    let out = fieldgate(
+        &[
+            "apply",
+            "bad/fact_orders_narrow_customer_id.sql",
+            "--metadata",
+            FACT_ORDERS,
+            "--write",
+            "--no-verify",
+        ],
+        lake.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(!text(&out.stdout).contains("verified"));
+
+    // The rule's severity is configured like any other: a warning reports and writes.
+    let lake = self::lake();
+    fs::write(
+        lake.path().join("fieldgate.yaml"),
+        format!("{LOWERED}  reader-verification: warning\n"),
+    )
+    .unwrap();
+    let out = fieldgate(
+        &[
+            "apply",
+            "bad/fact_orders_narrow_customer_id.sql",
+            "--metadata",
+            FACT_ORDERS,
+            "-o",
+            "out.json",
+        ],
+        lake.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("warning[reader-verification]"));
+    assert!(lake.path().join("out.json").is_file());
+}
+
+/// The README's example: the lenient configuration of the example lake, as a user runs it.
+#[test]
+fn the_readme_example_is_what_apply_prints() {
+    let lake = lake();
+    let out = fieldgate(
+        &[
+            "apply",
+            "bad/fact_orders_narrow_customer_id.sql",
+            "--metadata",
+            FACT_ORDERS,
+            "--config",
+            "fieldgate.lenient.yaml",
+            "-o",
+            "out/fact_orders.metadata.json",
+        ],
+        lake.path(),
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let readme = fs::read_to_string(root().join("README.md")).unwrap();
+    let stdout = text(&out.stdout);
+    let tail: Vec<&str> = stdout.lines().rev().take(5).collect();
+    for line in tail {
+        assert!(readme.contains(line), "not in the README: {line}");
+    }
+    let first = stdout.find("error[reader-verification]").unwrap();
+    let finding: Vec<&str> = stdout[first..].lines().take(13).collect();
+    assert!(
+        readme.contains(&finding.join("\n")),
+        "{}",
+        finding.join("\n")
+    );
+    assert!(!lake.path().join("out").exists());
+}
+
+#[test]
+fn a_required_column_missing_from_old_files_fails_verification() {
+    let lake = lake();
+    fs::write(lake.path().join("fieldgate.yaml"), LOWERED).unwrap();
+    fs::write(
+        lake.path().join("tier.sql"),
+        "ALTER TABLE lake_prod.dim_users ADD COLUMN tier int NOT NULL;\n",
+    )
+    .unwrap();
+    let out = fieldgate(
+        &[
+            "apply",
+            "tier.sql",
+            "--metadata",
+            DIM_USERS,
+            "-o",
+            "out.json",
+            "--format",
+            "json",
+        ],
+        lake.path(),
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let report = json(&out);
+    assert_eq!(diagnostics(&report).len(), 2);
+    for file in report["tables"][0]["verification"]["files"]
+        .as_array()
+        .unwrap()
+    {
+        assert!(statuses(file).contains(&("tier".into(), "missing-required".into())));
+    }
+    assert!(!lake.path().join("out.json").exists());
+
+    // Rules that fail first: the data is not read at all.
+    fs::remove_file(lake.path().join("fieldgate.yaml")).unwrap();
+    let out = fieldgate(
+        &[
+            "apply",
+            "tier.sql",
+            "--metadata",
+            DIM_USERS,
+            "-o",
+            "out.json",
+            "--format",
+            "json",
+            "--verify",
+            "data/dim_users/00000-0-3ae94313-42b3-4d28-83fa-2a6e23bd004b.parquet",
+        ],
+        lake.path(),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let report = json(&out);
+    assert!(
+        report["tables"][0].get("verification").is_none(),
+        "{report:#}"
+    );
+}
+
+#[test]
+fn flags_verify_without_a_configuration() {
+    let lake = lake();
+    fs::remove_file(lake.path().join("fieldgate.yaml")).unwrap();
+    let out = fieldgate(
+        &[
+            "apply",
+            "migrations/fact_orders/0001_widen_total_units.sql",
+            "--metadata",
+            FACT_ORDERS,
+            "-o",
+            "out.json",
+            "--format",
+            "json",
+            "--verify",
+            "data/fact_orders/00000-0-8552057d-be62-4fde-8aee-cd358f0cd92c.parquet",
+            "data/fact_orders/00000-1-8552057d-be62-4fde-8aee-cd358f0cd92c.parquet",
+        ],
+        lake.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let report = json(&out);
+    let files = report["tables"][0]["verification"]["files"]
+        .as_array()
+        .unwrap();
+    assert_eq!(files.len(), 2);
+    assert!(statuses(&files[0]).contains(&("total_units".into(), "promoted".into())));
+
+    // A file written without field ids (pyarrow, imported into pyiceberg's `people`) in a table
+    // without a name mapping: no field-id reader can match its columns.
+    let imported = root().join("tests/fixtures/verify/people/data/s0-imported.parquet");
+    let out = fieldgate(
+        &[
+            "apply",
+            "migrations/fact_orders/0001_widen_total_units.sql",
+            "--metadata",
+            FACT_ORDERS,
+            "-o",
+            "out-ids.json",
+            "--format",
+            "json",
+            "--verify",
+            imported.to_str().unwrap(),
+        ],
+        lake.path(),
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let report = json(&out);
+    let finding = &report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["rule"] == "reader-verification")
+        .unwrap();
+    assert!(
+        finding["message"]
+            .as_str()
+            .unwrap()
+            .contains("the file has no field ids and the table has no name mapping"),
+        "{finding:#}"
+    );
+    assert_eq!(finding["field"], Value::Null);
+    assert!(finding.get("location").is_none());
+    assert_eq!(
+        report["tables"][0]["verification"]["files"][0]["ids"],
+        "none"
+    );
+    assert!(!lake.path().join("out-ids.json").exists());
+
+    // --sample N: the table's own files through its Avro manifests (pyiceberg's table).
+    let fixtures = root().join("tests/fixtures/verify");
+    let work = tempfile::tempdir().unwrap();
+    let sql = work.path().join("note.sql");
+    fs::write(&sql, "ALTER TABLE people ADD COLUMN note string;\n").unwrap();
+    let out = fieldgate(
+        &[
+            "apply",
+            sql.to_str().unwrap(),
+            "--metadata",
+            "people",
+            "-o",
+            work.path().join("out.json").to_str().unwrap(),
+            "--format",
+            "json",
+            "--sample",
+            "3",
+        ],
+        &fixtures,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let report = json(&out);
+    let verification = &report["tables"][0]["verification"];
+    assert_eq!(verification["files"].as_array().unwrap().len(), 3);
+    assert_eq!(verification["schema_id"], 3);
+    for file in verification["files"].as_array().unwrap() {
+        assert!(statuses(file).contains(&("note".into(), "missing-null".into())));
+        assert!(
+            file["read_from"]
+                .as_str()
+                .unwrap()
+                .starts_with("people/data/")
+        );
+    }
+
+    // A new table has no manifests to sample.
+    let create = work.path().join("create.sql");
+    fs::write(&create, "CREATE TABLE db.t (id bigint);\n").unwrap();
+    let out = fieldgate(
+        &[
+            "apply",
+            create.to_str().unwrap(),
+            "-o",
+            work.path().join("t.json").to_str().unwrap(),
+            "--sample",
+            "2",
+        ],
+        work.path(),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("no Iceberg metadata yet"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(!work.path().join("t.json").exists());
+}
+
+#[test]
+fn a_corrupt_sample_is_exit_2_with_a_report_saying_why() {
+    let lake = lake();
+    let file = "data/dim_users/00000-0-3ae94313-42b3-4d28-83fa-2a6e23bd004b.parquet";
+    let bytes = fs::read(lake.path().join(file)).unwrap();
+    fs::write(lake.path().join(file), &bytes[..bytes.len() / 2]).unwrap();
+    let before = versions(lake.path(), DIM_USERS);
+    let out = fieldgate(
+        &[
+            "apply",
+            "migrations/dim_users/0001_add_vip_level.sql",
+            "--metadata",
+            DIM_USERS,
+            "--write",
+            "--format",
+            "json",
+        ],
+        lake.path(),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains(&format!("`{file}`: not a readable Parquet file")),
+        "{stderr}"
+    );
+    let report = json(&out);
+    assert_eq!(report["passed"], false);
+    assert!(
+        report["errors"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("not a readable Parquet file"),
+        "{report:#}"
+    );
+    assert_eq!(versions(lake.path(), DIM_USERS), before);
+}
+
+#[test]
+fn sample_configuration_errors_are_located() {
+    let lake = lake();
+    let apply = |config: &str| {
+        fs::write(lake.path().join("fieldgate.yaml"), config).unwrap();
+        fieldgate(
+            &[
+                "apply",
+                "migrations/dim_users/0001_add_vip_level.sql",
+                "--metadata",
+                DIM_USERS,
+                "-o",
+                "out.json",
+            ],
+            lake.path(),
+        )
+    };
+    let table = "tables:\n  lake_prod.dim_users:\n    metadata: warehouse/lake_prod/dim_users\n";
+    for (sample, expected) in [
+        (
+            "    sample: [../../outside.parquet]\n",
+            "fieldgate.yaml:4:14]",
+        ),
+        (
+            "    sample: [data/users/*.parquet]\n",
+            "`data/users/*.parquet` names no file in the working tree",
+        ),
+        ("    sample: 0\n", "found `0`"),
+        ("    sample: {n: 2}\n", "found mapping"),
+    ] {
+        let out = apply(&format!("{table}{sample}"));
+        assert_eq!(out.status.code(), Some(2), "{sample}");
+        let stderr = text(&out.stderr);
+        assert!(stderr.contains(expected), "{sample}: {stderr}");
+        assert!(stderr.contains("invalid configuration"), "{stderr}");
+        assert!(!lake.path().join("out.json").exists());
+    }
+}
+
+/// The lake in a git repository: the tables and configuration committed on `main`, the data
+/// files in the working tree only (ignored, as data usually is), and a `pr` branch checked out.
+fn repository(config: &str) -> tempfile::TempDir {
+    let lake = lake();
+    fs::write(lake.path().join("fieldgate.yaml"), config).unwrap();
+    fs::write(lake.path().join(".gitignore"), "data/\n").unwrap();
+    fs::remove_dir_all(lake.path().join("migrations")).unwrap();
+    git(lake.path(), &["init", "-q", "-b", "main"]);
+    git(lake.path(), &["add", "-A"]);
+    git(lake.path(), &["commit", "-q", "-m", "tables"]);
+    git(lake.path(), &["checkout", "-q", "-b", "pr"]);
+    lake
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let out = Command::new("git")
+        .args(["-c", "commit.gpgsign=false"])
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_AUTHOR_NAME", "Test")
+        .env("GIT_AUTHOR_EMAIL", "test@example.com")
+        .env("GIT_COMMITTER_NAME", "Test")
+        .env("GIT_COMMITTER_EMAIL", "test@example.com")
+        .output()
+        .expect("git runs");
+    assert!(out.status.success(), "git {args:?}: {}", text(&out.stderr));
+}
+
+#[test]
+fn check_verifies_the_sample_of_each_touched_table() {
+    let lake =
+        repository(&fs::read_to_string(root().join("examples/lake/fieldgate.yaml")).unwrap());
+    copy_dir(
+        &root().join("examples/lake/migrations/dim_users"),
+        &lake.path().join("migrations/dim_users"),
+    );
+    let out = fieldgate(
+        &[
+            "apply",
+            "--write",
+            "--metadata",
+            DIM_USERS,
+            "migrations/dim_users/0001_add_vip_level.sql",
+            "migrations/dim_users/0002_rename_phone.sql",
+        ],
+        lake.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    git(lake.path(), &["add", "-A"]);
+    git(
+        lake.path(),
+        &["commit", "-q", "-m", "vip level, mobile phone"],
+    );
+
+    let summary = lake.path().join("summary.md");
+    let out = fieldgate(
+        &[
+            "check",
+            "--format",
+            "json",
+            "--summary",
+            summary.to_str().unwrap(),
+        ],
+        lake.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let report = json(&out);
+    let tables = report["tables"].as_array().unwrap();
+    assert_eq!(
+        tables.len(),
+        1,
+        "only the touched table is loaded and verified"
+    );
+    let verification = &tables[0]["verification"];
+    assert_eq!(verification["passed"], true);
+    assert_eq!(verification["files"].as_array().unwrap().len(), 2);
+    assert!(
+        verification["files"][0]["path"]
+            .as_str()
+            .unwrap()
+            .starts_with("data/dim_users/")
+    );
+    insta::assert_snapshot!("check_pass_summary", fs::read_to_string(&summary).unwrap());
+}
+
+#[test]
+fn check_fails_on_a_change_old_files_cannot_be_read_under() {
+    let lake = repository(LOWERED);
+    fs::create_dir_all(lake.path().join("migrations")).unwrap();
+    fs::copy(
+        lake.path().join("bad/fact_orders_narrow_customer_id.sql"),
+        lake.path().join("migrations/0001_narrow.sql"),
+    )
+    .unwrap();
+    // The developer skipped the verification; the gate does not.
+    let out = fieldgate(
+        &[
+            "apply",
+            "--write",
+            "--no-verify",
+            "--metadata",
+            FACT_ORDERS,
+            "migrations/0001_narrow.sql",
+        ],
+        lake.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    git(lake.path(), &["add", "-A"]);
+    git(lake.path(), &["commit", "-q", "-m", "narrow customer_id"]);
+
+    let reports = tempfile::tempdir().unwrap();
+    let summary = reports.path().join("summary.md");
+    let sarif = reports.path().join("fieldgate.sarif");
+    let out = fieldgate(
+        &[
+            "check",
+            "--format",
+            "github",
+            "--summary",
+            summary.to_str().unwrap(),
+            "--sarif",
+            sarif.to_str().unwrap(),
+        ],
+        lake.path(),
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let annotations = text(&out.stdout);
+    assert!(
+        annotations.contains("::error file=fieldgate.yaml,line=8,endLine=8,col=9,endColumn=35,title=reader-verification::"),
+        "{annotations}"
+    );
+    insta::assert_snapshot!("check_fail_summary", fs::read_to_string(&summary).unwrap());
+    let document: Value = serde_json::from_slice(&fs::read(&sarif).unwrap()).unwrap();
+    let results = document["runs"][0]["results"].as_array().unwrap();
+    let verification: Vec<&Value> = results
+        .iter()
+        .filter(|r| r["ruleId"] == "reader-verification")
+        .collect();
+    assert_eq!(verification.len(), 2, "{document:#}");
+    assert_eq!(
+        verification[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+        "fieldgate.yaml"
+    );
+
+    // A sample file that is gone from the working tree: the gate cannot run (exit 2).
+    fs::remove_dir_all(lake.path().join("data/fact_orders")).unwrap();
+    let out = fieldgate(&["check"], lake.path());
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("`data/fact_orders/*.parquet` names no file in the working tree"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("fieldgate.yaml:8:9]"), "{stderr}");
+}
+
+#[test]
+fn check_samples_a_table_through_its_manifests() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path();
+    copy_dir(
+        &root().join("tests/fixtures/verify/people"),
+        &repo.join("warehouse/db/people"),
+    );
+    fs::write(
+        repo.join("fieldgate.yaml"),
+        "tables:\n  db.people:\n    metadata: warehouse/db/people\n    sample: 2\nproposals:\n  - migrations/*.sql\n",
+    )
+    .unwrap();
+    git(repo, &["init", "-q", "-b", "main"]);
+    git(repo, &["add", "-A"]);
+    git(repo, &["commit", "-q", "-m", "people"]);
+    git(repo, &["checkout", "-q", "-b", "pr"]);
+    fs::create_dir_all(repo.join("migrations")).unwrap();
+    fs::write(
+        repo.join("migrations/0001_note.sql"),
+        "ALTER TABLE db.people ADD COLUMN note string;\n",
+    )
+    .unwrap();
+    let out = fieldgate(
+        &[
+            "apply",
+            "--write",
+            "--metadata",
+            "warehouse/db/people",
+            "migrations/0001_note.sql",
+        ],
+        repo,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("verified 2 data file(s) as schema 3"));
+    git(repo, &["add", "-A"]);
+    git(repo, &["commit", "-q", "-m", "note"]);
+
+    // A table the change creates has no data files to sample yet: nothing to verify.
+    let config = fs::read_to_string(repo.join("fieldgate.yaml")).unwrap();
+    fs::write(
+        repo.join("fieldgate.yaml"),
+        format!("{config}  db.fresh:\n    metadata: warehouse/db/fresh\n    sample: 2\n")
+            .replace("proposals:\n  - migrations/*.sql\n", "")
+            + "proposals:\n  - migrations/*.sql\n",
+    )
+    .unwrap();
+    fs::write(
+        repo.join("migrations/0002_fresh.sql"),
+        "CREATE TABLE db.fresh (id bigint);\n",
+    )
+    .unwrap();
+    let out = fieldgate(
+        &[
+            "apply",
+            "-o",
+            "warehouse/db/fresh/metadata/v1.metadata.json",
+            "migrations/0002_fresh.sql",
+        ],
+        repo,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(!text(&out.stdout).contains("verified"));
+
+    // From a subdirectory, too: the manifests are found under the repository root.
+    fs::create_dir_all(repo.join("migrations/sub")).unwrap();
+    for cwd in [repo.to_path_buf(), repo.join("migrations/sub")] {
+        let out = fieldgate(&["check", "--format", "json"], &cwd);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let report = json(&out);
+        let tables = report["tables"].as_array().unwrap();
+        assert_eq!(tables.len(), 2, "{report:#}");
+        assert!(tables[1].get("verification").is_none(), "{report:#}");
+        let verification = &tables[0]["verification"];
+        assert_eq!(verification["passed"], true);
+        let files = verification["files"].as_array().unwrap();
+        assert_eq!(files.len(), 2);
+        for file in files {
+            // Named as the manifest names it, read from the copy in the repository.
+            assert!(
+                file["path"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("file:///tmp/fieldgate-verify-warehouse/db/people/data/")
+            );
+            assert!(statuses(file).contains(&("note".into(), "missing-null".into())));
+        }
+    }
+}
