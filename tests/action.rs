@@ -273,6 +273,8 @@ impl PullRequest {
         pr.git(&pr.origin(), &["init", "-q", "-b", base]);
         let examples = root().join("examples/lake");
         copy_dir(&examples.join("warehouse"), &pr.lake_path("warehouse"));
+        // The lake's fieldgate.yaml names its data files as the gate's verification sample.
+        copy_dir(&examples.join("data"), &pr.lake_path("data"));
         fs::copy(
             examples.join("fieldgate.yaml"),
             pr.lake_path("fieldgate.yaml"),
