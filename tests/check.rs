@@ -811,14 +811,7 @@ fn summary_and_sarif_are_written_besides_the_main_report() {
 
 #[test]
 fn a_schema_file_proposal_is_judged_against_the_base_table() {
-    let lake = lake_with_tables();
-    lake.write(
-        "fieldgate.yaml",
-        &CONFIG.replace(
-            "proposals:\n  - migrations/**/*.sql\n",
-            "proposals:\n  - migrations/**/*.sql\n  - schemas/*.yaml\n",
-        ),
-    );
+    let lake = lake_with_schema_files();
     // The desired state: `risk_score` added, `segment` dropped; the metadata not regenerated.
     let schema = "table: db.accounts\nfields:\n  - {id: 1, name: account_id, type: long, required: true}\n  - {id: 2, name: email, type: string}\n  - {id: 3, name: legacy_score, type: int, doc: \"deprecated: use risk_score; risk score, old model\"}\n  - {name: risk_score, type: double, doc: risk score of the new model}\nidentifier-fields: [account_id]\n";
     lake.write("schemas/accounts.yaml", schema);
@@ -845,5 +838,93 @@ fn a_schema_file_proposal_is_judged_against_the_base_table() {
     assert_eq!(
         drift["help"],
         "run `fieldgate apply --write --metadata warehouse/db/accounts schemas/accounts.yaml` and commit the metadata it writes"
+    );
+}
+
+/// `lake_with_tables`, with schema files under `schemas/` as proposals too.
+fn lake_with_schema_files() -> Lake {
+    let lake = lake_with_tables();
+    lake.write(
+        "fieldgate.yaml",
+        &CONFIG.replace(
+            "proposals:\n  - migrations/**/*.sql\n",
+            "proposals:\n  - migrations/**/*.sql\n  - schemas/*.yaml\n",
+        ),
+    );
+    lake
+}
+
+#[test]
+fn ids_apply_wrote_into_a_schema_file_are_the_new_fields() {
+    let lake = lake_with_schema_files();
+    let schema = "table: db.accounts\nfields:\n  - {id: 1, name: account_id, type: long, required: true}\n  - {id: 2, name: email, type: string}\n  - {id: 3, name: legacy_score, type: int, doc: \"deprecated: use risk_score; risk score, old model\"}\n  - {id: 4, name: segment, type: string}\n  - {name: risk_score, type: double, doc: risk score of the new model}\n  - name: scores\n    type: {list: {struct: [{name: model, type: string}, {name: by_day, type: \"map<date, double>\"}]}}\nidentifier-fields: [account_id]\n";
+    lake.write("schemas/accounts.yaml", schema);
+    lake.apply("warehouse/db/accounts", &["schemas/accounts.yaml"]);
+    let written = lake.read("schemas/accounts.yaml");
+    assert!(
+        written.contains("{id: 5, name: risk_score,") && written.contains("key-id: 10"),
+        "{written}"
+    );
+    lake.commit("risk scores", 0, "Bob");
+    let (code, report) = lake.check_json();
+    assert_eq!(code, Some(0), "{report:#}");
+    assert_eq!(rules(&report), ["reader-cache-refresh"], "{report:#}");
+    let added: Vec<(&str, i64)> = report["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["path"].as_str().unwrap(), c["field_id"].as_i64().unwrap()))
+        .collect();
+    assert_eq!(added, [("risk_score", 5), ("scores", 6)]);
+
+    // `lint` agrees: against the base's metadata the file adds them with those ids; against
+    // the table as apply left it, it changes nothing.
+    for (metadata, expected) in [
+        (
+            "warehouse/db/accounts/metadata/v2.metadata.json",
+            "db.accounts: schema 1 -> 2, last-column-id 4 -> 11",
+        ),
+        (
+            "warehouse/db/accounts",
+            "passed: 0 error(s), 0 warning(s), 0 note(s)",
+        ),
+    ] {
+        let output = lake.fieldgate(&["lint", "schemas/accounts.yaml", "--metadata", metadata]);
+        let out = text(&output.stdout);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{out}{}",
+            text(&output.stderr)
+        );
+        assert!(out.contains(expected), "{out}");
+    }
+
+    // Ids edited by hand are not what apply assigns: a finding at each, naming the right id.
+    lake.write(
+        "schemas/accounts.yaml",
+        &written.replace("{id: 5, name: risk_score,", "{id: 12, name: risk_score,"),
+    );
+    let (code, report) = lake.check_json();
+    assert_eq!(code, Some(1), "{report:#}");
+    let unknown: Vec<&serde_json::Value> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["rule"] == "unknown-field")
+        .collect();
+    assert_eq!(unknown.len(), 1, "{report:#}");
+    assert!(
+        unknown[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("`risk_score` has id 12, but the table has no field with that id, and `apply` assigns this new field id 5"),
+        "{report:#}"
+    );
+    assert_eq!(unknown[0]["location"]["file"], "schemas/accounts.yaml");
+    assert_eq!(unknown[0]["location"]["line"], 7);
+    assert_eq!(
+        unknown[0]["help"],
+        "write `id: 5`, or leave the id out: `fieldgate apply --write` writes the ids it assigns into the file"
     );
 }
