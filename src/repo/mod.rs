@@ -5,3 +5,4 @@ pub mod config;
 pub mod git;
 pub mod glob;
 pub mod location;
+pub mod work_tree;
