@@ -129,8 +129,9 @@ struct Differ<'a> {
     renames: Vec<Rename>,
     updates: Vec<Change>,
     layout: Vec<Change>,
-    /// New fields without an id: container, name, dotted path, for the drop-and-re-add note.
-    added: Vec<(Option<FieldId>, String, String)>,
+    /// New fields without an id, or with a new field's id: container, name, dotted path and
+    /// the id written, for the drop-and-re-add note.
+    added: Vec<(Option<FieldId>, String, String, Option<FieldId>)>,
     /// Ids above the base's `last-column-id`, checked against what `apply` assigns at the end.
     written_new: Vec<WrittenId>,
     problems: Vec<Problem>,
@@ -430,9 +431,13 @@ impl<'a> Differ<'a> {
                     };
                     let change = self.change(kind, field.name_span);
                     self.layout.push(change);
-                    if field.id.is_none() {
-                        self.added
-                            .push((container.id(), field.name.clone(), dotted(&path)));
+                    if field.id.is_none_or(|id| id > self.base.last_column_id) {
+                        self.added.push((
+                            container.id(),
+                            field.name.clone(),
+                            dotted(&path),
+                            field.id,
+                        ));
                     }
                     self.check_new_ids(&field.field_type, &path);
                 }
@@ -1007,21 +1012,25 @@ impl<'a> Differ<'a> {
         }
     }
 
-    /// A field that lost its id reads as a drop plus a new field of the same name: say so
-    /// wherever a finding names either.
+    /// A field that lost its id (or got a new field's) reads as a drop plus a new field of the
+    /// same name: say so wherever a finding names either.
     fn notes(&self, drops: &[(FieldInfo, Span, Span)]) -> Vec<Note> {
         let mut notes = Vec::new();
-        for (container, name, path) in &self.added {
+        for (container, name, path, written) in &self.added {
             let Some((dropped, _, _)) = drops
                 .iter()
                 .find(|(d, _, _)| d.parent_id == *container && d.name.eq_ignore_ascii_case(name))
             else {
                 continue;
             };
+            let has = match written {
+                Some(id) => format!("has id {id}, a new field's,"),
+                None => "has no id".to_string(),
+            };
             notes.push(Note {
                 paths: vec![path.clone(), dropped.path.clone()],
                 text: format!(
-                    "`{path}` has no id in the file, so it reads as a new field, and field id {} (`{}`) is no longer in the file, so it reads as dropped: its data stays behind under the retired id. If you meant to keep the column, write `id: {}` on it",
+                    "`{path}` {has} in the file, so it reads as a new field, and field id {} (`{}`) is no longer in the file, so it reads as dropped: its data stays behind under the retired id. If you meant to keep the column, write `id: {}` on it",
                     dropped.id, dropped.path, dropped.id
                 ),
             });
@@ -1370,6 +1379,22 @@ identifier-fields: [id]
             diff.notes[0].text.contains("write `id: 2`"),
             "{:?}",
             diff.notes
+        );
+        // The same with a new field's id (14 is what apply assigns): still explained.
+        let renumbered = BASE.replace(
+            "{id: 2, name: phone, type: string, doc: mobile}",
+            "{id: 14, name: phone, type: string, doc: mobile}",
+        );
+        let (lines, problems, found) = self::diff(&renumbered);
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert_eq!(found.notes.len(), 1);
+        assert!(
+            found.notes[0]
+                .text
+                .starts_with("`phone` has id 14, a new field's, in the file"),
+            "{:?}",
+            found.notes
         );
     }
 
