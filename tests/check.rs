@@ -1226,4 +1226,19 @@ fn configuration_paths_out_of_the_repository_are_located_errors() {
         out.contains("1 proposal file(s); 1 of 1 table(s) touched"),
         "{out}"
     );
+
+    // The configuration itself outside, named or through a link: not read.
+    let outside = tempfile::tempdir().unwrap();
+    let elsewhere = outside.path().join("fieldgate.yaml");
+    fs::write(&elsewhere, CONFIG).unwrap();
+    let output = lake.fieldgate(&["check", "--config", elsewhere.to_str().unwrap()]);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("is outside the repository"), "{stderr}");
+    fs::remove_file(lake.path().join("fieldgate.yaml")).unwrap();
+    symlink(&elsewhere, &lake.path().join("fieldgate.yaml"));
+    let output = lake.fieldgate(&["check"]);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("is outside the repository"), "{stderr}");
 }
