@@ -1116,6 +1116,28 @@ fn links_out_of_the_repository_are_errors_never_reads() {
         ],
     );
 
+    // The same through a relative link that climbs above the root.
+    let lake = Lake::new();
+    lake.write(
+        "fieldgate.yaml",
+        "tables:\n  db.events:\n    metadata: warehouse/db/events\nproposals: [migrations/*.sql]\n",
+    );
+    let sibling = Path::new("../../..")
+        .join(outside.path().file_name().unwrap())
+        .join("events");
+    assert_eq!(lake.path().parent(), outside.path().parent());
+    symlink(&sibling, &lake.path().join("warehouse/db/events"));
+    lake.commit("events, next door", 1, "Ada");
+    lake.git(&["checkout", "-q", "-b", "pr"]);
+    lake.write(
+        "migrations/0001.sql",
+        "ALTER TABLE db.events ADD COLUMN vip int;\n",
+    );
+    exit_2(
+        &lake,
+        &["`warehouse/db/events` leads outside", "fieldgate.yaml:3:15"],
+    );
+
     // A metadata version the branch adds as a link out, beside the real ones.
     let lake = lake_with_tables();
     symlink(

@@ -318,12 +318,14 @@ impl CommitFiles<'_> {
             .collect();
         let mut resolved = PathBuf::new();
         let mut links = 0;
+        // The target of the last link followed: where a `..` that climbs above the root came from.
+        let mut via = path.display().to_string();
         while let Some(part) = pending.pop() {
             match part.as_str() {
                 "" | "." => {}
                 ".." => {
                     if !resolved.pop() {
-                        return Err(outside(&path.display().to_string()));
+                        return Err(outside(&via));
                     }
                 }
                 name => {
@@ -352,6 +354,7 @@ impl CommitFiles<'_> {
                         return Err(outside(&target));
                     }
                     pending.extend(target.rsplit('/').map(str::to_string));
+                    via = target;
                 }
             }
         }
