@@ -66,7 +66,7 @@ impl Files for RepoWorkTree {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
     use crate::repo::location::{LocateError, locate_in};
