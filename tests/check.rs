@@ -1052,9 +1052,9 @@ fn a_shallow_clone_with_the_base_but_not_the_merge_base_says_how_to_fetch_it() {
     }
 }
 
-#[cfg(unix)]
 /// A directory outside the repository with a table (the events fixture) and a migration in it:
 /// what a link out of the repository would let `check` read.
+#[cfg(unix)]
 fn outside_the_repository() -> tempfile::TempDir {
     let outside = tempfile::tempdir().unwrap();
     let metadata = outside.path().join("events/metadata");
