@@ -825,14 +825,7 @@ fn summary_sarif_and_json_are_written_besides_the_main_report() {
 
 #[test]
 fn a_schema_file_proposal_is_judged_against_the_base_table() {
-    let lake = lake_with_tables();
-    lake.write(
-        "fieldgate.yaml",
-        &CONFIG.replace(
-            "proposals:\n  - migrations/**/*.sql\n",
-            "proposals:\n  - migrations/**/*.sql\n  - schemas/*.yaml\n",
-        ),
-    );
+    let lake = lake_with_schema_files();
     // The desired state: `risk_score` added, `segment` dropped; the metadata not regenerated.
     let schema = "table: db.accounts\nfields:\n  - {id: 1, name: account_id, type: long, required: true}\n  - {id: 2, name: email, type: string}\n  - {id: 3, name: legacy_score, type: int, doc: \"deprecated: use risk_score; risk score, old model\"}\n  - {name: risk_score, type: double, doc: risk score of the new model}\nidentifier-fields: [account_id]\n";
     lake.write("schemas/accounts.yaml", schema);
@@ -860,4 +853,435 @@ fn a_schema_file_proposal_is_judged_against_the_base_table() {
         drift["help"],
         "run `fieldgate apply --write --metadata warehouse/db/accounts schemas/accounts.yaml` and commit the metadata it writes"
     );
+}
+
+/// `lake_with_tables`, with schema files under `schemas/` as proposals too.
+fn lake_with_schema_files() -> Lake {
+    let lake = lake_with_tables();
+    lake.write(
+        "fieldgate.yaml",
+        &CONFIG.replace(
+            "proposals:\n  - migrations/**/*.sql\n",
+            "proposals:\n  - migrations/**/*.sql\n  - schemas/*.yaml\n",
+        ),
+    );
+    lake
+}
+
+#[test]
+fn ids_apply_wrote_into_a_schema_file_are_the_new_fields() {
+    let lake = lake_with_schema_files();
+    let schema = "table: db.accounts\nfields:\n  - {id: 1, name: account_id, type: long, required: true}\n  - {id: 2, name: email, type: string}\n  - {id: 3, name: legacy_score, type: int, doc: \"deprecated: use risk_score; risk score, old model\"}\n  - {id: 4, name: segment, type: string}\n  - {name: risk_score, type: double, doc: risk score of the new model}\n  - name: scores\n    type: {list: {struct: [{name: model, type: string}, {name: by_day, type: \"map<date, double>\"}]}}\nidentifier-fields: [account_id]\n";
+    lake.write("schemas/accounts.yaml", schema);
+    lake.apply("warehouse/db/accounts", &["schemas/accounts.yaml"]);
+    let written = lake.read("schemas/accounts.yaml");
+    assert!(
+        written.contains("{id: 5, name: risk_score,") && written.contains("key-id: 10"),
+        "{written}"
+    );
+    lake.commit("risk scores", 0, "Bob");
+    let (code, report) = lake.check_json();
+    assert_eq!(code, Some(0), "{report:#}");
+    assert_eq!(rules(&report), ["reader-cache-refresh"], "{report:#}");
+    let added: Vec<(&str, i64)> = report["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["path"].as_str().unwrap(), c["field_id"].as_i64().unwrap()))
+        .collect();
+    assert_eq!(added, [("risk_score", 5), ("scores", 6)]);
+
+    // `lint` agrees: against the base's metadata the file adds them with those ids; against
+    // the table as apply left it, it changes nothing.
+    for (metadata, expected) in [
+        (
+            "warehouse/db/accounts/metadata/v2.metadata.json",
+            "db.accounts: schema 1 -> 2, last-column-id 4 -> 11",
+        ),
+        (
+            "warehouse/db/accounts",
+            "passed: 0 error(s), 0 warning(s), 0 note(s)",
+        ),
+    ] {
+        let output = lake.fieldgate(&["lint", "schemas/accounts.yaml", "--metadata", metadata]);
+        let out = text(&output.stdout);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{out}{}",
+            text(&output.stderr)
+        );
+        assert!(out.contains(expected), "{out}");
+    }
+
+    // Ids edited by hand are not what apply assigns: a finding at each, naming the right id.
+    lake.write(
+        "schemas/accounts.yaml",
+        &written.replace("{id: 5, name: risk_score,", "{id: 12, name: risk_score,"),
+    );
+    let (code, report) = lake.check_json();
+    assert_eq!(code, Some(1), "{report:#}");
+    let unknown: Vec<&serde_json::Value> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["rule"] == "unknown-field")
+        .collect();
+    assert_eq!(unknown.len(), 1, "{report:#}");
+    assert!(
+        unknown[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("`risk_score` has id 12, but the table has no field with that id, and `apply` assigns this new field id 5"),
+        "{report:#}"
+    );
+    assert_eq!(unknown[0]["location"]["file"], "schemas/accounts.yaml");
+    assert_eq!(unknown[0]["location"]["line"], 7);
+    assert_eq!(
+        unknown[0]["help"],
+        "write `id: 5`, or leave the id out: `fieldgate apply --write` writes the ids it assigns into the file"
+    );
+}
+
+#[test]
+fn a_metadata_file_is_a_proposal_for_lint_and_a_table_s_own_metadata_is_none() {
+    let lake = lake_with_tables();
+    lake.write(
+        "fieldgate.yaml",
+        &CONFIG.replace(
+            "proposals:\n  - migrations/**/*.sql\n",
+            "proposals:\n  - migrations/**/*.sql\n  - \"**/*.json\"\n",
+        ),
+    );
+    lake.commit("broad proposals", 0, "Ada");
+    // A JSON schema file and the metadata `apply --write` writes for it: the glob matches both,
+    // and the table's own metadata is compared, not judged as a proposal.
+    let schema = "{\"table\": \"db.accounts\", \"fields\": [\n  {\"id\": 1, \"name\": \"account_id\", \"type\": \"long\", \"required\": true},\n  {\"id\": 2, \"name\": \"email\", \"type\": \"string\"},\n  {\"id\": 3, \"name\": \"legacy_score\", \"type\": \"int\", \"doc\": \"deprecated: use risk_score; risk score, old model\"},\n  {\"id\": 4, \"name\": \"segment\", \"type\": \"string\"},\n  {\"name\": \"tier\", \"type\": \"int\"}\n], \"identifier-fields\": [\"account_id\"]}\n";
+    lake.write("schemas/accounts.json", schema);
+    lake.apply("warehouse/db/accounts", &["schemas/accounts.json"]);
+    lake.commit("tier", 0, "Bob");
+    let output = lake.fieldgate(&["check"]);
+    let out = text(&output.stdout);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{out}{}",
+        text(&output.stderr)
+    );
+    assert!(
+        out.contains("1 proposal file(s); 1 of 3 table(s) touched"),
+        "{out}"
+    );
+
+    // An engine-written metadata file elsewhere: `lint`'s job, and the error says how.
+    let engine = fs::read_to_string(fixtures().join("events/metadata/v9.metadata.json")).unwrap();
+    lake.write("proposals/events.metadata.json", &engine);
+    let output = lake.fieldgate(&["check"]);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("proposals/events.metadata.json:1:1"),
+        "{stderr}"
+    );
+    let (code, report) = lake.check_json();
+    assert_eq!(code, Some(2));
+    assert_eq!(report["passed"], false, "{report:#}");
+    let error = &report["errors"][0];
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains("is Iceberg table metadata, which `check` does not take as a proposal"),
+        "{report:#}"
+    );
+    assert!(
+        error["help"]
+            .as_str()
+            .unwrap()
+            .contains("`fieldgate lint --metadata TABLE proposals/events.metadata.json`"),
+        "{report:#}"
+    );
+}
+
+#[test]
+fn a_shallow_clone_with_the_base_but_not_the_merge_base_says_how_to_fetch_it() {
+    let origin = lake_with_tables();
+    origin.write(
+        "migrations/0001_vip.sql",
+        "ALTER TABLE db.events ADD COLUMN vip_level int;\n",
+    );
+    origin.apply("warehouse/db/events", &["migrations/0001_vip.sql"]);
+    origin.commit("add vip_level", 0, "Ada");
+    // Main moves on after the branch point, so its tip is not the merge base.
+    origin.git(&["checkout", "-q", "main"]);
+    origin.write("README.md", "the lake\n");
+    origin.commit("readme", 0, "Ada");
+    let clones = tempfile::tempdir().unwrap();
+    let url = format!("file://{}", origin.path().display());
+    // Both branches, one commit each: `origin/main` is there, their common history is not.
+    Lake::git_in(
+        clones.path(),
+        &[
+            "clone",
+            "-q",
+            "--depth",
+            "1",
+            "--no-single-branch",
+            "--branch",
+            "pr",
+            &url,
+            "shallow",
+        ],
+        0,
+        "CI",
+    );
+    let shallow = clones.path().join("shallow");
+    let branches = Lake::git_in(&shallow, &["branch", "-r"], 0, "CI");
+    assert!(text(&branches.stdout).contains("origin/main"));
+    for env in [&[][..], &[("GITHUB_BASE_REF", "main")][..]] {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_fieldgate"));
+        command
+            .args(["check", "--format", "json"])
+            .current_dir(&shallow)
+            .env("NO_COLOR", "1")
+            .env_remove("GITHUB_BASE_REF");
+        for (key, value) in env {
+            command.env(key, value);
+        }
+        let output = command.output().unwrap();
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{stderr}");
+        assert!(
+            stderr.contains("share no commit in this shallow clone"),
+            "{stderr}"
+        );
+        assert!(stderr.contains("`fetch-depth: 0`"), "{stderr}");
+        assert!(
+            stderr.contains("`git fetch --unshallow origin main`"),
+            "{stderr}"
+        );
+        let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(report["passed"], false, "no verdict without a base");
+        assert!(report["diagnostics"].as_array().unwrap().is_empty());
+    }
+}
+
+/// A directory outside the repository with a table (the events fixture) and a migration in it:
+/// what a link out of the repository would let `check` read.
+#[cfg(unix)]
+fn outside_the_repository() -> tempfile::TempDir {
+    let outside = tempfile::tempdir().unwrap();
+    let metadata = outside.path().join("events/metadata");
+    fs::create_dir_all(&metadata).unwrap();
+    fs::copy(
+        fixtures().join("events/metadata/v9.metadata.json"),
+        metadata.join("v9.metadata.json"),
+    )
+    .unwrap();
+    fs::write(metadata.join("version-hint.text"), "9\n").unwrap();
+    fs::write(
+        outside.path().join("secret.sql"),
+        "ALTER TABLE db.events ADD COLUMN from_outside int;\n",
+    )
+    .unwrap();
+    outside
+}
+
+#[cfg(unix)]
+fn symlink(target: &Path, link: &Path) {
+    fs::create_dir_all(link.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(target, link).unwrap();
+}
+
+#[cfg(unix)]
+#[test]
+fn links_out_of_the_repository_are_errors_never_reads() {
+    let outside = outside_the_repository();
+    let exit_2 = |lake: &Lake, expected: &[&str]| {
+        let output = lake.fieldgate(&["check"]);
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{stderr}");
+        for part in expected {
+            assert!(stderr.contains(part), "{part}: {stderr}");
+        }
+        assert!(!stderr.contains("from_outside"), "{stderr}");
+        assert!(text(&output.stdout).is_empty());
+    };
+
+    // A table directory that is a link out, committed at the base.
+    let lake = Lake::new();
+    lake.write(
+        "fieldgate.yaml",
+        "tables:\n  db.events:\n    metadata: warehouse/db/events\nproposals: [migrations/*.sql]\n",
+    );
+    symlink(
+        &outside.path().join("events"),
+        &lake.path().join("warehouse/db/events"),
+    );
+    lake.commit("events, elsewhere", 1, "Ada");
+    lake.git(&["checkout", "-q", "-b", "pr"]);
+    lake.write(
+        "migrations/0001.sql",
+        "ALTER TABLE db.events ADD COLUMN vip int;\n",
+    );
+    exit_2(
+        &lake,
+        &[
+            "the metadata of `db.events`: `warehouse/db/events` leads outside",
+            "in the base commit",
+            "fieldgate.yaml:3:15",
+        ],
+    );
+
+    // The same through a relative link that climbs above the root.
+    let lake = Lake::new();
+    lake.write(
+        "fieldgate.yaml",
+        "tables:\n  db.events:\n    metadata: warehouse/db/events\nproposals: [migrations/*.sql]\n",
+    );
+    let sibling = Path::new("../../..")
+        .join(outside.path().file_name().unwrap())
+        .join("events");
+    assert_eq!(lake.path().parent(), outside.path().parent());
+    symlink(&sibling, &lake.path().join("warehouse/db/events"));
+    lake.commit("events, next door", 1, "Ada");
+    lake.git(&["checkout", "-q", "-b", "pr"]);
+    lake.write(
+        "migrations/0001.sql",
+        "ALTER TABLE db.events ADD COLUMN vip int;\n",
+    );
+    exit_2(
+        &lake,
+        &["`warehouse/db/events` leads outside", "fieldgate.yaml:3:15"],
+    );
+
+    // A metadata version the branch adds as a link out, beside the real ones.
+    let lake = lake_with_tables();
+    symlink(
+        &outside.path().join("events/metadata/v9.metadata.json"),
+        &lake
+            .path()
+            .join("warehouse/db/events/metadata/v10.metadata.json"),
+    );
+    lake.write("warehouse/db/events/metadata/version-hint.text", "10\n");
+    lake.commit("metadata from elsewhere", 0, "Bob");
+    exit_2(
+        &lake,
+        &["v10.metadata.json` leads outside", "fieldgate.yaml:5:15"],
+    );
+
+    // A migration that is a link out.
+    let lake = lake_with_tables();
+    symlink(
+        &outside.path().join("secret.sql"),
+        &lake.path().join("migrations/0001.sql"),
+    );
+    exit_2(
+        &lake,
+        &["`migrations/0001.sql` leads outside the repository"],
+    );
+
+    // The configuration as a link out.
+    fs::write(outside.path().join("fieldgate.yaml"), CONFIG).unwrap();
+    fs::remove_file(lake.path().join("fieldgate.yaml")).unwrap();
+    symlink(
+        &outside.path().join("fieldgate.yaml"),
+        &lake.path().join("fieldgate.yaml"),
+    );
+    exit_2(&lake, &["is outside the repository"]);
+}
+
+#[cfg(unix)]
+#[test]
+fn links_inside_the_repository_are_followed_at_the_base_and_in_the_working_tree() {
+    let lake = lake_with_tables();
+    lake.git(&["checkout", "-q", "main"]);
+    lake.write(
+        "fieldgate.yaml",
+        &CONFIG.replace("metadata: warehouse/db/events", "metadata: current/events"),
+    );
+    symlink(
+        Path::new("../warehouse/db"),
+        &lake.path().join("current/db"),
+    );
+    symlink(Path::new("db/events"), &lake.path().join("current/events"));
+    lake.commit("events through links", 1, "Ada");
+    lake.git(&["checkout", "-q", "-B", "pr"]);
+    lake.write(
+        "migrations/0001_vip.sql",
+        "ALTER TABLE db.events ADD COLUMN vip_level int;\n",
+    );
+    lake.apply("current/events", &["migrations/0001_vip.sql"]);
+    lake.commit("vip", 0, "Bob");
+    let (code, report) = lake.check_json();
+    assert_eq!(code, Some(0), "{report:#}");
+    assert_eq!(report["changes"][0]["field_id"], 25, "{report:#}");
+}
+
+#[test]
+fn configuration_paths_out_of_the_repository_are_located_errors() {
+    let lake = lake_with_tables();
+    lake.write(
+        "lake/fieldgate.yaml",
+        "tables:\n  db.events:\n    metadata: /etc\n  db.orders:\n    metadata: ../../elsewhere\nproposals:\n  - ../migrations/*.sql\n  - ../../../x/*.sql\n  - /etc/*.sql\n",
+    );
+    lake.commit("a config in a subdirectory", 0, "Bob");
+    let output = lake.fieldgate(&["check", "--config", "lake/fieldgate.yaml"]);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    for expected in [
+        "`../../../x/*.sql` points outside the repository",
+        "lake/fieldgate.yaml:8:5",
+        "`/etc/*.sql` is an absolute path",
+        "lake/fieldgate.yaml:9:5",
+    ] {
+        assert!(stderr.contains(expected), "{expected}: {stderr}");
+    }
+    // `../migrations/*.sql` climbs out of `lake/` but stays in the repository: it is fine, and
+    // with the globs fixed the table paths are the errors.
+    lake.write(
+        "lake/fieldgate.yaml",
+        "tables:\n  db.events:\n    metadata: /etc\n  db.orders:\n    metadata: ../../elsewhere\nproposals:\n  - ../migrations/*.sql\n",
+    );
+    let output = lake.fieldgate(&["check", "--config", "lake/fieldgate.yaml"]);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    for expected in [
+        "`/etc` is an absolute path",
+        "lake/fieldgate.yaml:3:15",
+        "`../../elsewhere` points outside the repository",
+        "lake/fieldgate.yaml:5:15",
+    ] {
+        assert!(stderr.contains(expected), "{expected}: {stderr}");
+    }
+    lake.write(
+        "lake/fieldgate.yaml",
+        "tables:\n  db.events:\n    metadata: ../warehouse/db/events\nproposals:\n  - ../migrations/*.sql\n",
+    );
+    lake.write(
+        "migrations/0001_vip.sql",
+        "ALTER TABLE db.events ADD COLUMN vip_level int;\n",
+    );
+    lake.apply("warehouse/db/events", &["migrations/0001_vip.sql"]);
+    let output = lake.fieldgate(&["check", "--config", "lake/fieldgate.yaml"]);
+    let out = text(&output.stdout);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{out}{}",
+        text(&output.stderr)
+    );
+    assert!(
+        out.contains("1 proposal file(s); 1 of 1 table(s) touched"),
+        "{out}"
+    );
+
+    // The configuration itself outside: not read.
+    let outside = tempfile::tempdir().unwrap();
+    let elsewhere = outside.path().join("fieldgate.yaml");
+    fs::write(&elsewhere, CONFIG).unwrap();
+    let output = lake.fieldgate(&["check", "--config", elsewhere.to_str().unwrap()]);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("is outside the repository"), "{stderr}");
 }

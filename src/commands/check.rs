@@ -36,7 +36,8 @@ use crate::proposal::Proposal;
 use crate::repo::config::{CONFIG_FILE, Config, ConfigError, TableConfig, repo_path, same_table};
 use crate::repo::git::{Base, CommitFiles, Repo};
 use crate::repo::glob;
-use crate::repo::location::{Files, locate, locate_in};
+use crate::repo::location::{Files, LocateError, locate_in};
+use crate::repo::work_tree::RepoWorkTree;
 use crate::report::{Run, TableRun};
 use crate::suggest::closest;
 use crate::suppress::date_from_unix_days;
@@ -59,18 +60,27 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> Result<bool, Failure> {
         .map_err(|e| Failure::Message(format!("cannot read the current directory: {e}")))?;
     let repo = Repo::discover(&cwd)?;
     let root = repo.root().to_path_buf();
+    let work_tree = RepoWorkTree::new(&root)?;
     let (config, config_dir) = load_repo_config(args.config.as_deref(), &cwd, &root)?;
     let ci_base = env::var("GITHUB_BASE_REF").ok();
     let base = repo.base(args.base.as_deref(), ci_base.as_deref())?;
     let base_files = repo.files_at(base.commit)?;
 
     let changed = repo.changed_files(base.commit)?;
+    let globs = config
+        .proposal_globs(&config_dir)
+        .map_err(|errors| config_failure(&config, errors))?;
+    let table_paths: Vec<PathBuf> = config
+        .tables
+        .iter()
+        .filter_map(|table| repo_path(&config_dir, table.metadata.as_deref()?).ok())
+        .collect();
     let proposals: Vec<&PathBuf> = changed
         .iter()
-        .filter(|file| is_proposal(&config, &config_dir, file))
+        .filter(|file| is_proposal(&globs, &table_paths, file))
         .collect();
     let dialect = config.dialect.unwrap_or(Dialect::Spark);
-    let parsed = parse_all(&root, &proposals, dialect)?;
+    let parsed = parse_all(&work_tree, &proposals, dialect)?;
     let routed = route(&config, parsed)?;
     // A table this change creates may have no metadata anywhere yet: its metadata-drift finding
     // says how to write it, which helps more than a configuration error.
@@ -103,6 +113,7 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> Result<bool, Failure> {
             base: &base,
             base_files: &base_files,
             root: &root,
+            work_tree: &work_tree,
             config: &config,
             table,
             path,
@@ -228,21 +239,18 @@ fn config_failure_in(source: &crate::change::Source, errors: Vec<ConfigError>) -
     )
 }
 
-/// Whether a changed file (relative to the root) matches one of the `proposals` globs (relative
-/// to the configuration's directory).
-fn is_proposal(config: &Config, config_dir: &Path, file: &Path) -> bool {
-    let Ok(relative) = file.strip_prefix(config_dir) else {
+/// Whether a changed file (relative to the root) matches one of the `proposals` globs (made
+/// relative to the root). A table's own metadata is never a proposal, whatever a broad glob
+/// (`**/*.json`) says: `check` compares it with the proposals (`metadata-drift`). Only
+/// migrations and YAML schema files count inside a table's metadata location.
+fn is_proposal(globs: &[String], table_paths: &[PathBuf], file: &Path) -> bool {
+    let in_a_table = table_paths.iter().any(|table| file.starts_with(table));
+    let name = file.to_string_lossy().to_ascii_lowercase();
+    if in_a_table && ![".sql", ".yaml", ".yml"].iter().any(|e| name.ends_with(e)) {
         return false;
-    };
-    let relative: Vec<String> = relative
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect();
-    let relative = relative.join("/");
-    config
-        .proposals
-        .iter()
-        .any(|pattern| glob::matches(pattern, &relative))
+    }
+    let path = slashed(file);
+    globs.iter().any(|pattern| glob::matches(pattern, &path))
 }
 
 /// One proposal file as `check` routes it: a migration's statements (split by the table they
@@ -282,11 +290,15 @@ impl Item {
 /// Every proposal file read and parsed, in path order; located errors of all files together.
 /// Each goes through the dispatcher's file kinds: a migration is parsed now, a schema file only
 /// read for its table name (its diff needs the table).
-fn parse_all(root: &Path, files: &[&PathBuf], dialect: Dialect) -> Result<Vec<Item>, Failure> {
+fn parse_all(
+    work_tree: &RepoWorkTree,
+    files: &[&PathBuf],
+    dialect: Dialect,
+) -> Result<Vec<Item>, Failure> {
     let mut items = Vec::new();
     let mut errors = Vec::new();
     for file in files {
-        let source = read_source_named(&root.join(file), slashed(file))?;
+        let source = read_source_named(&work_tree.resolve(file)?, slashed(file))?;
         let parsed = match FileKind::of(&source.name, &source.text) {
             Some(FileKind::SchemaFile(format)) => SchemaFile::parse(&source.text, format)
                 .map(|schema| Item::SchemaFile {
@@ -296,10 +308,18 @@ fn parse_all(root: &Path, files: &[&PathBuf], dialect: Dialect) -> Result<Vec<It
                     table_span: schema.table_span,
                 })
                 .map_err(|e| schema_file_failure(&source, e)),
-            Some(FileKind::Metadata) => Err(Failure::Message(format!(
-                "`{}`: a metadata file is not a proposal in `check`, where the committed metadata is compared with the migrations; judge it with `fieldgate lint`, or narrow `proposals` in {CONFIG_FILE}",
-                source.name
-            ))),
+            Some(FileKind::Metadata) => Err(Failure::Located(vec![LocatedError::new(
+                &source,
+                Span::new(0, 0),
+                format!(
+                    "`{}` is Iceberg table metadata, which `check` does not take as a proposal: it judges migrations and schema files, and compares each table's committed metadata with what they give",
+                    source.name
+                ),
+                Some(format!(
+                    "judge an engine-written metadata file against the table it replaces with `fieldgate lint --metadata TABLE {}` (TABLE: the table's current metadata file or directory), or narrow `proposals` in {CONFIG_FILE} so it does not match",
+                    source.name
+                )),
+            )])),
             _ => parse_proposal(source, dialect, None).and_then(|proposal| match proposal {
                 Proposal::Ddl(statements) => Ok(Item::Ddl {
                     path: file.to_path_buf(),
@@ -423,6 +443,7 @@ struct TableAt<'a> {
     base: &'a Base,
     base_files: &'a CommitFiles<'a>,
     root: &'a Path,
+    work_tree: &'a RepoWorkTree,
     config: &'a Config,
     table: &'a TableConfig,
     /// The table's metadata file or directory, relative to the root.
@@ -522,7 +543,7 @@ impl TableAt<'_> {
                 &alters,
                 &evolution.metadata,
                 severity,
-            ));
+            )?);
         }
         let judgement = Judgement {
             table: self.table.name.clone(),
@@ -612,8 +633,10 @@ impl TableAt<'_> {
 
     /// The table as of the base commit, read from git objects.
     fn load_base(&self) -> Result<Option<LoadedTable>, Failure> {
-        let Ok(location) = locate_in(self.base_files, self.path) else {
-            return Ok(None);
+        let location = match locate_in(self.base_files, self.path) {
+            Ok(location) => location,
+            Err(LocateError::NotATable(_)) => return Ok(None),
+            Err(LocateError::Outside(message)) => return Err(self.outside(message)),
         };
         let text = self.base_files.read_to_string(&location.metadata_file)?;
         // Named by its path alone, so annotations and code scanning can place findings in it.
@@ -630,6 +653,20 @@ impl TableAt<'_> {
         }))
     }
 
+    /// The table's metadata leads out of the repository: an error at its entry in the
+    /// configuration.
+    fn outside(&self, message: String) -> Failure {
+        Failure::Located(vec![LocatedError::new(
+            &self.config.source,
+            self.table.metadata_span,
+            format!("the metadata of `{}`: {message}", self.table.name),
+            Some(
+                "keep the table's metadata in the repository, as files, not as links to elsewhere"
+                    .into(),
+            ),
+        )])
+    }
+
     /// A `metadata-drift` finding when the committed metadata is not what the proposals give.
     fn drift(
         &self,
@@ -639,7 +676,7 @@ impl TableAt<'_> {
         alters: &[&Statement],
         expected: &TableMetadata,
         severity: Severity,
-    ) -> Option<Finding> {
+    ) -> Result<Option<Finding>, Failure> {
         let path = slashed(self.path);
         let apply = if existed {
             format!(
@@ -654,32 +691,33 @@ impl TableAt<'_> {
             )
         };
         let restore = format!("git checkout {} -- {path}", self.base.info.id);
-        let committed = locate(&self.root.join(self.path))
-            .map_err(Failure::Message)
-            .and_then(|location| {
-                let text = std::fs::read_to_string(&location.metadata_file).map_err(|e| {
-                    Failure::Message(format!(
-                        "cannot read `{}`: {e}",
-                        location.metadata_file.display()
-                    ))
-                })?;
-                parse_metadata(&Arc::new(SourceFile {
-                    name: path.clone(),
-                    text,
-                }))
-            });
+        let committed = match locate_in(self.work_tree, self.path) {
+            Err(LocateError::Outside(message)) => return Err(self.outside(message)),
+            Err(LocateError::NotATable(message)) => Err(Failure::Message(message)),
+            Ok(location) => self
+                .work_tree
+                .read_to_string(&location.metadata_file)
+                .map_err(Failure::Message)
+                .and_then(|text| {
+                    parse_metadata(&Arc::new(SourceFile {
+                        name: path.clone(),
+                        text,
+                    }))
+                }),
+        };
         let table = &self.table.name;
         let (message, help) = match committed {
-            Err(_) if files.is_empty() => return None,
+            Err(_) if files.is_empty() => return Ok(None),
             Err(_) => (
                 format!(
                     "{table}: the change has no committed metadata: `{path}` holds no readable Iceberg metadata in the working tree"
                 ),
                 format!("run `{apply}` and commit the metadata it writes"),
             ),
-            Ok(committed) => match drift::compare(start, alters, expected, &committed)? {
-                Drift::Missing if !existed => return None,
-                Drift::Missing => (
+            Ok(committed) => match drift::compare(start, alters, expected, &committed) {
+                None => return Ok(None),
+                Some(Drift::Missing) if !existed => return Ok(None),
+                Some(Drift::Missing) => (
                     format!(
                         "{table}: the committed metadata does not include this change: `{path}` is still at schema {} (last-column-id {}), the migrations give schema {} (last-column-id {})",
                         committed.current_schema_id,
@@ -689,7 +727,7 @@ impl TableAt<'_> {
                     ),
                     format!("run `{apply}` and commit the metadata it writes"),
                 ),
-                Drift::Stale { applied } => {
+                Some(Drift::Stale { applied }) => {
                     let rest = statement_files(&alters[applied..]);
                     let on_file_boundary = applied == 0
                         || alters[applied - 1].source.name != alters[applied].source.name;
@@ -713,7 +751,7 @@ impl TableAt<'_> {
                         help,
                     )
                 }
-                Drift::Differs(differences) if files.is_empty() => (
+                Some(Drift::Differs(differences)) if files.is_empty() => (
                     format!(
                         "{table}: `{path}` changed, but no migration in this change says so: {}",
                         differences.join("; ")
@@ -722,7 +760,7 @@ impl TableAt<'_> {
                         "add the migration that makes this change (where `proposals` in {CONFIG_FILE} looks), or restore the metadata with `{restore}`"
                     ),
                 ),
-                Drift::Differs(differences) => (
+                Some(Drift::Differs(differences)) => (
                     format!(
                         "{table}: the committed metadata differs from what the migrations give: {}",
                         differences.join("; ")
@@ -738,7 +776,7 @@ impl TableAt<'_> {
             statement: s.span,
             focus: s.table_span,
         });
-        Some(Finding {
+        Ok(Some(Finding {
             rule: "metadata-drift",
             severity,
             message,
@@ -748,7 +786,7 @@ impl TableAt<'_> {
             origin,
             help: Some(help),
             related: Vec::new(),
-        })
+        }))
     }
 }
 

@@ -20,6 +20,7 @@
 mod diff;
 mod error;
 mod fresh;
+mod new_ids;
 mod read;
 mod table;
 mod tree;

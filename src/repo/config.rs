@@ -9,6 +9,7 @@ use crate::change::{Source, Span};
 use crate::finding::Severity;
 use crate::frontend::ddl::Dialect;
 use crate::judge::Settings;
+use crate::repo::glob;
 use crate::rules::catalogue::parse_severity;
 use crate::rules::{Compatibility, Mapping, registry};
 use crate::suggest::closest;
@@ -21,6 +22,8 @@ pub struct Config {
     pub source: Source,
     pub tables: Vec<TableConfig>,
     pub proposals: Vec<String>,
+    /// Where each of `proposals` is written.
+    pub proposal_spans: Vec<Span>,
     pub dialect: Option<Dialect>,
     pub compatibility: Option<Compatibility>,
     pub rules: Vec<RuleSetting>,
@@ -104,6 +107,7 @@ impl Config {
             source: source.clone(),
             tables: Vec::new(),
             proposals: Vec::new(),
+            proposal_spans: Vec::new(),
             dialect: None,
             compatibility: None,
             rules: Vec::new(),
@@ -129,7 +133,16 @@ impl Config {
             let value = &entry.value;
             match entry.key.as_str() {
                 "tables" => config.tables = tables(value, &mut errors),
-                "proposals" => config.proposals = strings(value, "`proposals`", &mut errors),
+                "proposals" => {
+                    config.proposals = strings(value, "`proposals`", &mut errors);
+                    config.proposal_spans = value
+                        .as_seq()
+                        .unwrap_or_default()
+                        .iter()
+                        .filter(|item| item.as_str().is_some())
+                        .map(|item| to_span(item.span))
+                        .collect();
+                }
                 "dialect" => {
                     config.dialect = enum_value(
                         value,
@@ -264,6 +277,33 @@ impl Config {
         }
         if errors.is_empty() {
             Ok(out)
+        } else {
+            Err(errors)
+        }
+    }
+}
+
+impl Config {
+    /// The `proposals` globs relative to the repository root (`dir` is the configuration's
+    /// directory), with a located error for each that leaves the repository.
+    pub fn proposal_globs(&self, dir: &Path) -> Result<Vec<String>, Vec<ConfigError>> {
+        let mut globs = Vec::new();
+        let mut errors = Vec::new();
+        for (pattern, span) in self.proposals.iter().zip(&self.proposal_spans) {
+            match glob::from_dir(dir, pattern) {
+                Ok(glob) => globs.push(glob),
+                Err(message) => errors.push(ConfigError {
+                    span: *span,
+                    message,
+                    help: Some(
+                        "`proposals` globs match files of the repository, relative to fieldgate.yaml"
+                            .into(),
+                    ),
+                }),
+            }
+        }
+        if errors.is_empty() {
+            Ok(globs)
         } else {
             Err(errors)
         }

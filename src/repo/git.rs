@@ -223,11 +223,15 @@ impl Repo {
         let mut chain: Vec<(Commit<'_>, Option<Oid>)> = Vec::new();
         let mut next = self.repo.find_commit(base).ok();
         while let Some(commit) = next {
-            let entry = commit
-                .tree()
-                .ok()
-                .and_then(|t| t.get_path(path).ok())
-                .map(|e| e.id());
+            // Through links, so a table reached by one changes when its files do.
+            let entry = commit.tree().ok().and_then(|tree| {
+                let files = CommitFiles {
+                    repo: &self.repo,
+                    tree,
+                };
+                let real = files.resolve(path).ok()?;
+                files.tree.get_path(&real).ok().map(|e| e.id())
+            });
             next = commit.parent(0).ok();
             chain.push((commit, entry));
         }
@@ -279,15 +283,82 @@ fn commit_info(commit: &Commit<'_>) -> CommitInfo {
     }
 }
 
-/// A commit's tree seen as files.
+/// A commit's tree seen as files. Symbolic links are followed inside the tree, as a checkout
+/// would follow them, and never out of it.
 pub struct CommitFiles<'r> {
     repo: &'r Repository,
     tree: Tree<'r>,
 }
 
+/// Git's file mode of a symbolic link; its blob holds the target path.
+const LINK_MODE: i32 = 0o120000;
+
+/// More links than this in one path is a loop (Linux's limit).
+const MAX_LINKS: usize = 40;
+
 impl CommitFiles<'_> {
     fn kind(&self, path: &Path) -> Option<ObjectType> {
-        self.tree.get_path(path).ok()?.kind()
+        let real = self.resolve(path).ok()?;
+        self.tree.get_path(&real).ok()?.kind()
+    }
+
+    /// `path` with every symbolic link on it replaced by its target, within the tree. A target
+    /// that is absolute or climbs above the root leaves the repository: an error that says so.
+    fn resolve(&self, path: &Path) -> Result<PathBuf, String> {
+        let outside = |target: &str| {
+            format!(
+                "`{}` leads outside the repository, to `{target}`, through a symbolic link in the base commit: `fieldgate check` reads only files inside the repository",
+                path.display()
+            )
+        };
+        let mut pending: Vec<String> = path
+            .components()
+            .rev()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        let mut resolved = PathBuf::new();
+        let mut links = 0;
+        // The target of the last link followed: where a `..` that climbs above the root came from.
+        let mut via = path.display().to_string();
+        while let Some(part) = pending.pop() {
+            match part.as_str() {
+                "" | "." => {}
+                ".." => {
+                    if !resolved.pop() {
+                        return Err(outside(&via));
+                    }
+                }
+                name => {
+                    let candidate = resolved.join(name);
+                    let link = self
+                        .tree
+                        .get_path(&candidate)
+                        .ok()
+                        .filter(|e| e.filemode() == LINK_MODE);
+                    let Some(link) = link else {
+                        resolved = candidate;
+                        continue;
+                    };
+                    links += 1;
+                    if links > MAX_LINKS {
+                        return Err(format!(
+                            "`{}` has symbolic links in a loop in the base commit",
+                            path.display()
+                        ));
+                    }
+                    let blob = self.repo.find_blob(link.id()).map_err(|e| {
+                        format!("cannot read `{}`: {}", candidate.display(), e.message())
+                    })?;
+                    let target = String::from_utf8_lossy(blob.content()).into_owned();
+                    if target.starts_with('/') || target.starts_with('\\') {
+                        return Err(outside(&target));
+                    }
+                    pending.extend(target.rsplit('/').map(str::to_string));
+                    via = target;
+                }
+            }
+        }
+        Ok(resolved)
     }
 }
 
@@ -300,10 +371,15 @@ impl Files for CommitFiles<'_> {
         self.kind(path) == Some(ObjectType::Tree)
     }
 
+    fn confine(&self, path: &Path) -> Result<(), String> {
+        self.resolve(path).map(drop)
+    }
+
     fn read_to_string(&self, path: &Path) -> Result<String, String> {
+        let real = self.resolve(path)?;
         let entry = self
             .tree
-            .get_path(path)
+            .get_path(&real)
             .map_err(|_| format!("`{}` is not in the commit", path.display()))?;
         let blob = self
             .repo
@@ -314,9 +390,10 @@ impl Files for CommitFiles<'_> {
     }
 
     fn list(&self, dir: &Path) -> Result<Vec<String>, String> {
+        let real = self.resolve(dir)?;
         let entry = self
             .tree
-            .get_path(dir)
+            .get_path(&real)
             .map_err(|_| format!("`{}` is not in the commit", dir.display()))?;
         let tree = self
             .repo

@@ -2,6 +2,37 @@
 //! match within one path segment, `[abc]`/`[a-z]`/`[!x]` one character of a class, and `**` as a
 //! whole segment any number of segments (none included). Paths use `/` whatever the platform.
 
+use std::path::Path;
+
+/// `pattern`, written relative to `dir` (the configuration's directory, relative to the
+/// repository root), as a pattern relative to the root. Leading `..` segments climb out of
+/// `dir`. A pattern that is absolute or climbs above the root could only match files outside
+/// the repository, which no change holds and `check` never reads: an error, not a silent
+/// nothing. So is `..` after a wildcard, which no path can match segment by segment.
+pub fn from_dir(dir: &Path, pattern: &str) -> Result<String, String> {
+    if pattern.starts_with('/') || pattern.starts_with('\\') || Path::new(pattern).is_absolute() {
+        return Err(format!(
+            "`{pattern}` is an absolute path: write it relative to fieldgate.yaml, inside the repository"
+        ));
+    }
+    let mut out: Vec<String> = dir
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    for segment in pattern.split('/').filter(|s| !s.is_empty() && *s != ".") {
+        if segment != ".." {
+            out.push(segment.to_string());
+        } else if out.last().is_some_and(|s| s.contains(['*', '?', '['])) {
+            return Err(format!(
+                "`{pattern}` has `..` after a wildcard: write the directories it climbs out of first"
+            ));
+        } else if out.pop().is_none() {
+            return Err(format!("`{pattern}` points outside the repository"));
+        }
+    }
+    Ok(out.join("/"))
+}
+
 /// Whether `path` (relative, `/`-separated) matches `pattern`.
 pub fn matches(pattern: &str, path: &str) -> bool {
     let pattern: Vec<&str> = pattern
@@ -72,7 +103,32 @@ fn class(pattern: &[u8]) -> Option<(ClassMatcher<'_>, &[u8])> {
 
 #[cfg(test)]
 mod tests {
-    use super::matches;
+    use std::path::Path;
+
+    use super::{from_dir, matches};
+
+    #[test]
+    fn patterns_are_made_relative_to_the_root_and_kept_inside_it() {
+        let dir = Path::new("lake/config");
+        assert_eq!(
+            from_dir(dir, "migrations/**/*.sql").unwrap(),
+            "lake/config/migrations/**/*.sql"
+        );
+        assert_eq!(
+            from_dir(dir, "./../../schemas/*.yaml").unwrap(),
+            "schemas/*.yaml"
+        );
+        assert_eq!(from_dir(Path::new(""), "*.sql").unwrap(), "*.sql");
+        let outside = from_dir(dir, "../../../elsewhere/*.sql").unwrap_err();
+        assert!(
+            outside.contains("points outside the repository"),
+            "{outside}"
+        );
+        let absolute = from_dir(dir, "/etc/*.sql").unwrap_err();
+        assert!(absolute.contains("is an absolute path"), "{absolute}");
+        let wild = from_dir(dir, "*/../x.sql").unwrap_err();
+        assert!(wild.contains("after a wildcard"), "{wild}");
+    }
 
     #[test]
     fn stars_stay_in_a_segment_and_double_stars_cross_them() {

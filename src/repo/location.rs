@@ -1,6 +1,11 @@
 //! Finding a table's current metadata file: a `*.metadata.json` path as given, or a table
 //! directory in the Hadoop layout (`metadata/version-hint.text`, else the newest
 //! `vN.metadata.json`).
+//!
+//! Where the files come from is a [`Files`]: the file system as the user points at it (`lint
+//! --metadata` reads wherever it is told), or, for `check`, a repository's working tree or a
+//! commit, both confined to the repository: a symbolic link that leads out of it is an error,
+//! never a read.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -36,6 +41,22 @@ pub trait Files {
     fn read_to_string(&self, path: &Path) -> Result<String, String>;
     /// The names of a directory's entries.
     fn list(&self, dir: &Path) -> Result<Vec<String>, String>;
+    /// Whether reading `path` stays where these files may be read: an error saying where a
+    /// symbolic link leads otherwise. The plain file system reads wherever it is pointed.
+    fn confine(&self, _path: &Path) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+/// Why a path is not a table's metadata.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LocateError {
+    /// Nothing there, a directory without Iceberg metadata, or a version hint to nowhere.
+    #[error("{0}")]
+    NotATable(String),
+    /// Reading it would leave the repository through a symbolic link.
+    #[error("{0}")]
+    Outside(String),
 }
 
 /// The file system as it is now.
@@ -68,11 +89,17 @@ pub fn locate(path: &Path) -> Result<TableLocation, String> {
     if let Err(e) = fs::metadata(path) {
         return Err(format!("cannot read `{}`: {e}", path.display()));
     }
-    locate_in(&WorkingTree, path)
+    locate_in(&WorkingTree, path).map_err(|e| e.to_string())
 }
 
 /// [`locate`] over any [`Files`]: the same rules for the working tree and for a git commit.
-pub fn locate_in(files: &dyn Files, path: &Path) -> Result<TableLocation, String> {
+/// Every path it reads is confined first (the table's path, its `metadata` directory, the
+/// version hint and the metadata file), so a link out of the repository at any of them is
+/// [`LocateError::Outside`], not a read.
+pub fn locate_in(files: &dyn Files, path: &Path) -> Result<TableLocation, LocateError> {
+    use LocateError::NotATable;
+    let confine = |path: &Path| files.confine(path).map_err(LocateError::Outside);
+    confine(path)?;
     if files.is_file(path) {
         return Ok(TableLocation {
             metadata_file: path.to_path_buf(),
@@ -80,14 +107,16 @@ pub fn locate_in(files: &dyn Files, path: &Path) -> Result<TableLocation, String
         });
     }
     if !files.is_dir(path) {
-        return Err(format!("`{}` does not exist", path.display()));
+        return Err(NotATable(format!("`{}` does not exist", path.display())));
     }
+    confine(&path.join("metadata"))?;
     let metadata_dir = if files.is_dir(&path.join("metadata")) {
         path.join("metadata")
     } else {
         path.to_path_buf()
     };
     let hint = metadata_dir.join("version-hint.text");
+    confine(&hint)?;
     let hinted = if files.is_file(&hint) {
         files.read_to_string(&hint).ok()
     } else {
@@ -95,25 +124,32 @@ pub fn locate_in(files: &dyn Files, path: &Path) -> Result<TableLocation, String
     };
     let version = match hinted {
         Some(text) => text.trim().parse::<u64>().map_err(|_| {
-            format!("`{}` should hold a version number, found {:?}", hint.display(), text.trim())
+            NotATable(format!(
+                "`{}` should hold a version number, found {:?}",
+                hint.display(),
+                text.trim()
+            ))
         })?,
-        None => newest_version(files, &metadata_dir)?.ok_or_else(|| {
-            format!(
-                "`{}` is a directory without Iceberg metadata: expected metadata/version-hint.text or metadata/vN.metadata.json",
-                path.display()
-            )
-        })?,
+        None => newest_version(files, &metadata_dir)
+            .map_err(NotATable)?
+            .ok_or_else(|| {
+                NotATable(format!(
+                    "`{}` is a directory without Iceberg metadata: expected metadata/version-hint.text or metadata/vN.metadata.json",
+                    path.display()
+                ))
+            })?,
     };
     let table = HadoopTable {
         metadata_dir,
         version,
     };
     let metadata_file = table.version_file(version);
+    confine(&metadata_file)?;
     if !files.is_file(&metadata_file) {
-        return Err(format!(
+        return Err(NotATable(format!(
             "version hint points at `{}`, which does not exist",
             metadata_file.display()
-        ));
+        )));
     }
     Ok(TableLocation {
         metadata_file,

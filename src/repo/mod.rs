@@ -6,3 +6,4 @@ pub mod git;
 pub mod glob;
 pub mod location;
 pub mod sample;
+pub mod work_tree;

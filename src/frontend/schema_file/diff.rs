@@ -18,7 +18,9 @@
 //! What no `Change` can express is a [`Problem`]: an id the table retired or never had, a field
 //! moved into another struct, a struct turned into a primitive, a partition or sort order the
 //! table does not have. Such a field takes no part in the update (or is judged as a new field,
-//! for a bad id), so one mistake does not cascade into many findings.
+//! for a bad id), so one mistake does not cascade into many findings. An id above the table's
+//! `last-column-id` is a new field's when it is the one `apply` assigns (`new_ids`): that is what
+//! `apply --write` leaves in the file.
 
 use std::collections::{HashMap, HashSet};
 
@@ -34,6 +36,7 @@ use crate::iceberg::types::{FieldId, ListType, MapType, StructType, Type};
 use crate::proposal::Note;
 use crate::suppress::{Suppression, find_above};
 
+use super::new_ids::{WrittenId, unexpected_ids};
 use super::read::column_segments;
 use super::{FileField, FileType, SchemaFile};
 
@@ -126,8 +129,11 @@ struct Differ<'a> {
     renames: Vec<Rename>,
     updates: Vec<Change>,
     layout: Vec<Change>,
-    /// New fields without an id: container, name, dotted path, for the drop-and-re-add note.
-    added: Vec<(Option<FieldId>, String, String)>,
+    /// New fields without an id, or with a new field's id: container, name, dotted path and
+    /// the id written, for the drop-and-re-add note.
+    added: Vec<(Option<FieldId>, String, String, Option<FieldId>)>,
+    /// Ids above the base's `last-column-id`, checked against what `apply` assigns at the end.
+    written_new: Vec<WrittenId>,
     problems: Vec<Problem>,
 }
 
@@ -179,6 +185,7 @@ impl<'a> Differ<'a> {
             updates: Vec::new(),
             layout: Vec::new(),
             added: Vec::new(),
+            written_new: Vec::new(),
             problems: Vec::new(),
         }
     }
@@ -260,10 +267,20 @@ impl<'a> Differ<'a> {
         self.entries.insert(id, self.entry);
     }
 
-    /// An id written in the file that does not pair with a table field at its place: report
-    /// why. Returns whether the field should still be judged as a new field (an id the table
-    /// never had, or retired) rather than left out (a field of the table, elsewhere).
-    fn misplaced_id(&mut self, id: FieldId, span: Span, path: &str) -> bool {
+    /// An id written in the file (under `key`) that does not pair with a table field at its
+    /// place: report why. Returns whether the field should still be judged as a new field (an
+    /// id the table never had, or retired) rather than left out (a field of the table,
+    /// elsewhere). An id above `last-column-id` may be the one `apply` assigns the new field
+    /// (written back by `apply --write`): that is decided once the whole update is known.
+    fn misplaced_id(
+        &mut self,
+        id: FieldId,
+        span: Span,
+        segments: &[String],
+        key: &'static str,
+    ) -> bool {
+        let dotted_path = dotted(segments);
+        let path = dotted_path.as_str();
         if let Some(info) = self.index.get(&id).cloned() {
             self.claim_subtree(id);
             if info.kind == MemberKind::StructField {
@@ -305,6 +322,15 @@ impl<'a> Differ<'a> {
                 ),
                 "a dropped field's id is retired forever: leave the id out and apply assigns a new one",
             ),
+            None if id > self.base.last_column_id => {
+                let origin = self.origin(span);
+                self.written_new.push(WrittenId {
+                    id,
+                    key,
+                    path: segments.to_vec(),
+                    origin,
+                });
+            }
             None => self.problem(
                 ProblemKind::UnknownField {
                     path: path.to_string(),
@@ -324,7 +350,6 @@ impl<'a> Differ<'a> {
     }
 
     fn pair(&mut self, container: Container, field: &FileField, path: &[String]) -> Pairing {
-        let dotted_path = dotted(path);
         if let Some(id) = field.id {
             if let Some(info) = self.index.get(&id)
                 && info.kind == MemberKind::StructField
@@ -333,7 +358,7 @@ impl<'a> Differ<'a> {
             {
                 return Pairing::Existing(Box::new(info.clone()));
             }
-            return if self.misplaced_id(id, field.id_span, &dotted_path) {
+            return if self.misplaced_id(id, field.id_span, path, "id") {
                 Pairing::New
             } else {
                 Pairing::Skip
@@ -406,9 +431,13 @@ impl<'a> Differ<'a> {
                     };
                     let change = self.change(kind, field.name_span);
                     self.layout.push(change);
-                    if field.id.is_none() {
-                        self.added
-                            .push((container.id(), field.name.clone(), dotted(&path)));
+                    if field.id.is_none_or(|id| id > self.base.last_column_id) {
+                        self.added.push((
+                            container.id(),
+                            field.name.clone(),
+                            dotted(&path),
+                            field.id,
+                        ));
                     }
                     self.check_new_ids(&field.field_type, &path);
                 }
@@ -596,7 +625,7 @@ impl<'a> Differ<'a> {
                 for field in fields {
                     let field_path = with(path, &field.name);
                     if let Some(id) = field.id {
-                        self.misplaced_id(id, field.id_span, &dotted(&field_path));
+                        self.misplaced_id(id, field.id_span, &field_path, "id");
                     }
                     self.check_new_ids(&field.field_type, &field_path);
                 }
@@ -604,18 +633,24 @@ impl<'a> Differ<'a> {
             FileType::List(list) => {
                 let element = with(path, "element");
                 if let Some(id) = list.element_id {
-                    self.misplaced_id(id, list.element_id_span, &dotted(&element));
+                    self.misplaced_id(id, list.element_id_span, &element, "element-id");
                 }
                 self.check_new_ids(&list.element, &element);
             }
             FileType::Map(map) => {
-                for (id, span, name, ty) in [
-                    (map.key_id, map.key_id_span, "key", &map.key),
-                    (map.value_id, map.value_id_span, "value", &map.value),
+                for (id, span, name, key, ty) in [
+                    (map.key_id, map.key_id_span, "key", "key-id", &map.key),
+                    (
+                        map.value_id,
+                        map.value_id_span,
+                        "value",
+                        "value-id",
+                        &map.value,
+                    ),
                 ] {
                     let member = with(path, name);
                     if let Some(id) = id {
-                        self.misplaced_id(id, span, &dotted(&member));
+                        self.misplaced_id(id, span, &member, key);
                     }
                     self.check_new_ids(ty, &member);
                 }
@@ -727,6 +762,8 @@ impl<'a> Differ<'a> {
         changes.append(&mut self.updates);
         changes.append(&mut self.layout);
         changes.extend(late);
+        let unexpected = unexpected_ids(self.base, &changes, &self.written_new);
+        self.problems.extend(unexpected);
 
         self.entry = self.whole;
         self.check_format_version();
@@ -975,21 +1012,25 @@ impl<'a> Differ<'a> {
         }
     }
 
-    /// A field that lost its id reads as a drop plus a new field of the same name: say so
-    /// wherever a finding names either.
+    /// A field that lost its id (or got a new field's) reads as a drop plus a new field of the
+    /// same name: say so wherever a finding names either.
     fn notes(&self, drops: &[(FieldInfo, Span, Span)]) -> Vec<Note> {
         let mut notes = Vec::new();
-        for (container, name, path) in &self.added {
+        for (container, name, path, written) in &self.added {
             let Some((dropped, _, _)) = drops
                 .iter()
                 .find(|(d, _, _)| d.parent_id == *container && d.name.eq_ignore_ascii_case(name))
             else {
                 continue;
             };
+            let has = match written {
+                Some(id) => format!("has id {id}, a new field's,"),
+                None => "has no id".to_string(),
+            };
             notes.push(Note {
                 paths: vec![path.clone(), dropped.path.clone()],
                 text: format!(
-                    "`{path}` has no id in the file, so it reads as a new field, and field id {} (`{}`) is no longer in the file, so it reads as dropped: its data stays behind under the retired id. If you meant to keep the column, write `id: {}` on it",
+                    "`{path}` {has} in the file, so it reads as a new field, and field id {} (`{}`) is no longer in the file, so it reads as dropped: its data stays behind under the retired id. If you meant to keep the column, write `id: {}` on it",
                     dropped.id, dropped.path, dropped.id
                 ),
             });
@@ -1339,6 +1380,22 @@ identifier-fields: [id]
             "{:?}",
             diff.notes
         );
+        // The same with a new field's id (14 is what apply assigns): still explained.
+        let renumbered = BASE.replace(
+            "{id: 2, name: phone, type: string, doc: mobile}",
+            "{id: 14, name: phone, type: string, doc: mobile}",
+        );
+        let (lines, problems, found) = self::diff(&renumbered);
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert_eq!(found.notes.len(), 1);
+        assert!(
+            found.notes[0]
+                .text
+                .starts_with("`phone` has id 14, a new field's, in the file"),
+            "{:?}",
+            found.notes
+        );
     }
 
     #[test]
@@ -1360,7 +1417,135 @@ identifier-fields: [id]
         );
         assert_eq!(problems.len(), 2, "{problems:?}");
         assert!(problems[0].starts_with("IdReuse: `state` has id 13, which belonged to `status`"));
-        assert!(problems[1].starts_with("UnknownField"), "{problems:?}");
+        // `state` is judged as a new field too, so it takes 14 and `extra` 15.
+        assert!(
+            problems[1].starts_with("UnknownField")
+                && problems[1].contains(
+                    ": `extra` has id 99, but the table has no field with that id, and `apply` assigns this new field id 15"
+                ),
+            "{problems:?}"
+        );
+        // An id at or below last-column-id that no schema has (its schema expired) is not a
+        // new field's.
+        let mut expired = base();
+        expired.last_column_id = 20;
+        let below = BASE.replace(
+            "  - {id: 3, name: qty, type: int}\n",
+            "  - {id: 3, name: qty, type: int}\n  - {id: 16, name: gone, type: int}\n",
+        );
+        let source = Arc::new(SourceFile {
+            name: "p.yaml".into(),
+            text: below.clone(),
+        });
+        let problems = SchemaFile::parse_yaml(&below)
+            .unwrap()
+            .diff(&source, &expired)
+            .problems;
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(
+            problems[0].message.contains(
+                "has id 16, but the table has no field with that id (its last-column-id is 20)"
+            ),
+            "{problems:?}"
+        );
+    }
+
+    /// `proposal` with the ids `apply` assigns written in, as `apply --write` leaves it.
+    fn written_back(proposal: &str) -> String {
+        let (_, problems, diff) = diff(proposal);
+        assert!(problems.is_empty(), "{problems:?}");
+        let StatementKind::Alter(changes) = &diff.statement.kind else {
+            panic!()
+        };
+        let evolution = evolve(&base(), [changes.as_slice()]);
+        super::super::fill_ids(
+            proposal,
+            super::super::Format::Yaml,
+            evolution.metadata.current_schema(),
+        )
+        .unwrap()
+    }
+
+    const NEW_FIELDS: &str = r#"
+table: db.users
+fields:
+  - {name: first, type: int}
+  - {id: 1, name: id, type: long, required: true}
+  - {id: 2, name: phone, type: string, doc: mobile}
+  - {id: 3, name: qty, type: int}
+  - id: 4
+    name: address
+    type: {struct: [{id: 5, name: city, type: string}, {id: 6, name: zip, type: string}, {name: street, type: string}]}
+  - {id: 7, name: tags, type: {list: string, element-id: 8}}
+  - {id: 9, name: attrs, type: {map: [string, {struct: [{id: 12, name: a, type: int}]}], key-id: 10, value-id: 11}}
+  - {name: points, type: {list: {struct: [{name: x, type: double}, {name: m, type: {map: [string, int]}}]}}}
+identifier-fields: [id]
+"#;
+
+    #[test]
+    fn ids_apply_wrote_back_are_the_new_fields_they_name() {
+        let filled = written_back(NEW_FIELDS);
+        assert!(filled.contains("{id: 14, name: first"), "{filled}");
+        assert!(filled.contains("element-id: 17"), "{filled}");
+        let (before, _, _) = diff(NEW_FIELDS);
+        let (after, problems, found) = diff(&filled);
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(after, before);
+        assert!(found.notes.is_empty(), "{:?}", found.notes);
+        applies_to_the_file(&filled);
+    }
+
+    #[test]
+    fn a_new_id_that_is_not_the_one_apply_assigns_names_the_one_it_does() {
+        let filled = written_back(NEW_FIELDS);
+        // Two new fields swapped, and a map's key id changed.
+        let tampered = filled
+            .replace("{id: 14, name: first", "{id: 15, name: first")
+            .replace("{id: 15, name: street", "{id: 14, name: street")
+            .replace("key-id: 20", "key-id: 30");
+        assert_ne!(tampered, filled);
+        let (lines, problems, found) = diff(&tampered);
+        assert_eq!(lines, diff(NEW_FIELDS).0, "judged as the same new fields");
+        assert_eq!(problems.len(), 3, "{problems:?}");
+        let first = found
+            .problems
+            .iter()
+            .find(|p| p.path.as_deref() == Some("first"))
+            .unwrap();
+        assert!(
+            first
+                .message
+                .contains("`first` has id 15, but the table has no field with that id, and `apply` assigns this new field id 14"),
+            "{}",
+            first.message
+        );
+        assert_eq!(
+            first
+                .help
+                .as_deref()
+                .map(|h| h.starts_with("write `id: 14`")),
+            Some(true)
+        );
+        assert_eq!(
+            &tampered[first.origin.focus.offset..first.origin.focus.end()],
+            "15"
+        );
+        let key = found
+            .problems
+            .iter()
+            .find(|p| p.path.as_deref() == Some("points.element.m.key"))
+            .unwrap();
+        assert!(
+            key.message.contains("id 30") && key.message.contains("id 20"),
+            "{}",
+            key.message
+        );
+        assert!(
+            key.help
+                .as_deref()
+                .unwrap_or_default()
+                .starts_with("write `key-id: 20`")
+        );
     }
 
     #[test]
