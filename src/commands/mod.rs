@@ -8,6 +8,8 @@ pub mod failure;
 pub mod init;
 pub mod input;
 pub mod lint;
+pub mod lint_routed;
 pub mod pipeline;
+pub mod routing;
 pub mod settings;
 pub mod verify;

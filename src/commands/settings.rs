@@ -58,6 +58,11 @@ pub fn resolve(args: &ProposalArgs) -> Result<Resolved, Failure> {
         None if Path::new(CONFIG_FILE).is_file() => Some(load_config(Path::new(CONFIG_FILE))?),
         None => None,
     };
+    Ok(resolve_with(args, config))
+}
+
+/// [`resolve`] with the configuration already found and read.
+pub fn resolve_with(args: &ProposalArgs, config: Option<Config>) -> Resolved {
     let dialect = args
         .dialect
         .unwrap_or(match config.as_ref().and_then(|c| c.dialect) {
@@ -65,12 +70,12 @@ pub fn resolve(args: &ProposalArgs) -> Result<Resolved, Failure> {
             Some(Dialect::Hive) => DialectArg::Hive,
             _ => DialectArg::Spark,
         });
-    Ok(Resolved {
+    Resolved {
         config,
         dialect,
         mapping: args.mapping.as_deref().and_then(Mapping::parse),
         compatibility: args.compatibility.as_deref().and_then(Compatibility::parse),
-    })
+    }
 }
 
 pub fn load_config(path: &Path) -> Result<Config, Failure> {

@@ -1,0 +1,226 @@
+//! Routing proposal files to the tables of `fieldgate.yaml`, shared by `check` (the files a
+//! branch changed) and `lint` (the files given): which files are proposals (the `proposals`
+//! globs), each file read and parsed, and each statement or schema file sent to the configured
+//! table it names.
+
+use std::path::{Path, PathBuf};
+
+use crate::change::{Source, Span, Statement, StatementKind};
+use crate::commands::failure::{Failure, LocatedError};
+use crate::commands::input::{FileKind, parse_proposal, read_source_named, schema_file_failure};
+use crate::frontend::ddl::Dialect;
+use crate::frontend::schema_file::SchemaFile;
+use crate::proposal::Proposal;
+use crate::repo::config::{CONFIG_FILE, Config, same_table};
+use crate::repo::glob;
+use crate::suggest::closest;
+
+/// Whether a changed file (relative to the root) matches one of the `proposals` globs (relative
+/// to the configuration's directory).
+pub fn is_proposal(config: &Config, config_dir: &Path, file: &Path) -> bool {
+    let Ok(relative) = file.strip_prefix(config_dir) else {
+        return false;
+    };
+    let relative: Vec<String> = relative
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    let relative = relative.join("/");
+    config
+        .proposals
+        .iter()
+        .any(|pattern| glob::matches(pattern, &relative))
+}
+
+/// One proposal file as routed to its table: a migration's statements (split by the table they
+/// name), or a schema file, which names its table and is diffed once the table is at hand.
+#[derive(Clone)]
+pub enum Item {
+    Ddl {
+        path: PathBuf,
+        statements: Vec<Statement>,
+    },
+    SchemaFile {
+        path: PathBuf,
+        source: Source,
+        table: String,
+        table_span: Span,
+    },
+}
+
+impl Item {
+    /// Whether the item can bring a table into being (CREATE TABLE, or a schema file).
+    pub fn may_create(&self) -> bool {
+        match self {
+            Item::Ddl { statements, .. } => statements
+                .first()
+                .is_some_and(|s| matches!(s.kind, StatementKind::CreateTable(_))),
+            Item::SchemaFile { .. } => true,
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        match self {
+            Item::Ddl { path, .. } | Item::SchemaFile { path, .. } => path,
+        }
+    }
+}
+
+/// Every proposal file read and parsed, in path order; located errors of all files together.
+/// Each goes through the dispatcher's file kinds: a migration is parsed now, a schema file only
+/// read for its table name (its diff needs the table).
+pub fn parse_all(root: &Path, files: &[&PathBuf], dialect: Dialect) -> Result<Vec<Item>, Failure> {
+    let mut items = Vec::new();
+    let mut errors = Vec::new();
+    for file in files {
+        let source = read_source_named(&root.join(file), slashed(file))?;
+        let parsed = match FileKind::of(&source.name, &source.text) {
+            Some(FileKind::SchemaFile(format)) => SchemaFile::parse(&source.text, format)
+                .map(|schema| Item::SchemaFile {
+                    path: file.to_path_buf(),
+                    source: source.clone(),
+                    table: schema.table.clone(),
+                    table_span: schema.table_span,
+                })
+                .map_err(|e| schema_file_failure(&source, e)),
+            Some(FileKind::Metadata) => Err(Failure::Message(format!(
+                "`{}`: a metadata file names no table, so it is not routed by {CONFIG_FILE} (and `check` compares the committed metadata with the migrations anyway); judge it with `fieldgate lint FILE --metadata TABLE`, or narrow `proposals` in {CONFIG_FILE}",
+                source.name
+            ))),
+            _ => parse_proposal(source, dialect, None).and_then(|proposal| match proposal {
+                Proposal::Ddl(statements) => Ok(Item::Ddl {
+                    path: file.to_path_buf(),
+                    statements,
+                }),
+                _ => Err(Failure::Message(format!(
+                    "`{}` is not a migration",
+                    file.display()
+                ))),
+            }),
+        };
+        match parsed {
+            Ok(item) => items.push(item),
+            Err(Failure::Located(mut located)) => errors.append(&mut located),
+            Err(other) => return Err(other),
+        }
+    }
+    if errors.is_empty() {
+        Ok(items)
+    } else {
+        Err(Failure::Located(errors))
+    }
+}
+
+/// A repository path with `/`, as reports and git name files.
+pub fn slashed(path: &Path) -> String {
+    path.components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// Each configured table's items, in path order; a migration naming several tables is split.
+/// A name matching no configured table, or several, is a located error: guessing would judge a
+/// change against the wrong table.
+pub fn route(config: &Config, items: Vec<Item>) -> Result<Vec<Vec<Item>>, Failure> {
+    let mut routed: Vec<Vec<Item>> = vec![Vec::new(); config.tables.len()];
+    let mut errors = Vec::new();
+    let mut table_of = |name: &str, source: &Source, span: Span| -> Option<usize> {
+        let matches: Vec<usize> = config
+            .tables
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| same_table(&t.name, name))
+            .map(|(i, _)| i)
+            .collect();
+        match matches.as_slice() {
+            [index] => return Some(*index),
+            [] => {
+                let help = closest(name, config.tables.iter().map(|t| t.name.as_str()))
+                    .map(|found| format!("did you mean `{found}`? ({})", known_tables(config)))
+                    .unwrap_or_else(|| {
+                        format!(
+                            "{}: add this one under `tables`, with its metadata",
+                            known_tables(config)
+                        )
+                    });
+                errors.push(LocatedError::new(
+                    source,
+                    span,
+                    format!("`{name}` is not a table of {CONFIG_FILE}"),
+                    Some(help),
+                ));
+            }
+            several => {
+                let names: Vec<String> = several
+                    .iter()
+                    .map(|i| format!("`{}`", config.tables[*i].name))
+                    .collect();
+                errors.push(LocatedError::new(
+                    source,
+                    span,
+                    format!("`{name}` could be any of {}", names.join(", ")),
+                    Some("qualify the table name as fieldgate.yaml does".into()),
+                ));
+            }
+        }
+        None
+    };
+    for item in items {
+        match item {
+            Item::Ddl { path, statements } => {
+                let mut per_table: Vec<(usize, Vec<Statement>)> = Vec::new();
+                for statement in statements {
+                    let Some(index) =
+                        table_of(&statement.table, &statement.source, statement.table_span)
+                    else {
+                        continue;
+                    };
+                    match per_table.iter_mut().find(|(i, _)| *i == index) {
+                        Some((_, list)) => list.push(statement),
+                        None => per_table.push((index, vec![statement])),
+                    }
+                }
+                for (index, statements) in per_table {
+                    routed[index].push(Item::Ddl {
+                        path: path.clone(),
+                        statements,
+                    });
+                }
+            }
+            Item::SchemaFile {
+                ref source,
+                ref table,
+                table_span,
+                ..
+            } => {
+                if let Some(index) = table_of(table, source, table_span) {
+                    routed[index].push(item.clone());
+                }
+            }
+        }
+    }
+    if errors.is_empty() {
+        Ok(routed)
+    } else {
+        Err(Failure::Located(errors))
+    }
+}
+
+/// The configured table names for an error's help, the first few when there are many.
+fn known_tables(config: &Config) -> String {
+    const SHOWN: usize = 8;
+    let mut names: Vec<String> = config
+        .tables
+        .iter()
+        .take(SHOWN)
+        .map(|t| format!("`{}`", t.name))
+        .collect();
+    if config.tables.len() > SHOWN {
+        names.push(format!("and {} more", config.tables.len() - SHOWN));
+    }
+    match names.is_empty() {
+        true => format!("{CONFIG_FILE} lists no tables"),
+        false => format!("{CONFIG_FILE} lists {}", names.join(", ")),
+    }
+}
