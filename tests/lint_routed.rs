@@ -302,3 +302,96 @@ fn metadata_given_wins_over_the_configuration() {
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
     assert_eq!(tables(&json(&output)), ["accounts"]);
 }
+
+fn git(dir: &Path, args: &[&str]) {
+    let output = Command::new("git")
+        .args([
+            "-c",
+            "user.name=Test",
+            "-c",
+            "user.email=test@example.com",
+            "-c",
+            "commit.gpgsign=false",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "git {args:?}: {}",
+        text(&output.stderr)
+    );
+}
+
+#[test]
+fn in_git_a_migration_is_judged_against_the_committed_table_not_its_applied_metadata() {
+    let lake = lake(true);
+    git(lake.path(), &["add", "-A"]);
+    git(lake.path(), &["commit", "-q", "-m", "tables"]);
+    write(
+        lake.path(),
+        "migrations/0001_tier.sql",
+        "ALTER TABLE db.accounts ADD COLUMN tier int;\n",
+    );
+    let applied = Command::new(env!("CARGO_BIN_EXE_fieldgate"))
+        .args([
+            "apply",
+            "--write",
+            "--metadata",
+            "warehouse/db/accounts",
+            "migrations/0001_tier.sql",
+        ])
+        .current_dir(lake.path())
+        .output()
+        .unwrap();
+    assert_eq!(applied.status.code(), Some(0), "{}", text(&applied.stderr));
+    // What a hook passes: the migration and the metadata apply wrote, both staged.
+    let output = lint(
+        lake.path(),
+        &[
+            "warehouse/db/accounts/metadata/v3.metadata.json",
+            "warehouse/db/accounts/metadata/version-hint.text",
+            "migrations/0001_tier.sql",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stdout));
+    let report = json(&output);
+    assert_eq!(report["tables"][0]["last_column_id"], 5, "{report}");
+    assert_eq!(
+        findings(&report),
+        [(
+            "db.accounts".to_string(),
+            "reader-cache-refresh".to_string()
+        )]
+    );
+}
+
+#[test]
+fn files_are_judged_in_path_order_whatever_order_they_are_given_in() {
+    let lake = lake(false);
+    write(
+        lake.path(),
+        "migrations/0001_add.sql",
+        "ALTER TABLE db.accounts ADD COLUMN tier int;\n",
+    );
+    write(
+        lake.path(),
+        "migrations/0002_rename.sql",
+        "ALTER TABLE db.accounts RENAME COLUMN tier TO loyalty_tier;\n",
+    );
+    let output = lint(
+        lake.path(),
+        &[
+            "migrations/0002_rename.sql",
+            "migrations/0001_add.sql",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stdout));
+    let changes = json(&output)["changes"].to_string();
+    assert!(changes.contains("loyalty_tier"), "{changes}");
+}

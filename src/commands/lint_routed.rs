@@ -7,11 +7,15 @@
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
+use crate::change::{SourceFile, StatementKind};
 use crate::cli::{LintArgs, ReportFormatArg};
 use crate::commands::check::{config_failure, load_repo_config, repo_config_path};
 use crate::commands::failure::Failure;
-use crate::commands::input::{ReadProposal, load_table, parse_proposal, state_after};
+use crate::commands::input::{
+    FileKind, LoadedTable, ReadProposal, load_table, parse_metadata, parse_proposal, state_after,
+};
 use crate::commands::lint::{locate_related, threshold, write_report};
 use crate::commands::pipeline::{self, Judgement, Target, judge_read};
 use crate::commands::routing::{Item, is_proposal, parse_all, route};
@@ -22,11 +26,14 @@ use crate::judge::Settings;
 use crate::proposal::Proposal;
 use crate::repo::config::{Config, repo_path};
 use crate::repo::git::Repo;
+use crate::repo::location::{Files, locate_in};
 use crate::report::{Run, TableRun};
 
 /// `fieldgate.yaml` as routing needs it.
 pub struct RepoConfig {
     config: Config,
+    /// The git repository around the current directory, if any.
+    git: Option<Repo>,
     /// The configuration's directory, relative to `root`.
     dir: PathBuf,
     /// The repository root (the configuration's directory outside git).
@@ -38,13 +45,13 @@ pub struct RepoConfig {
 /// The configuration `lint` routes by: `--config`, else `./fieldgate.yaml`, else the one at the
 /// root of the git repository around `cwd`. `None` when there is none.
 pub fn find_config(given: Option<&Path>, cwd: &Path) -> Result<Option<RepoConfig>, Failure> {
-    let git_root = Repo::discover(cwd).ok().map(|r| r.root().to_path_buf());
-    let path = repo_config_path(given, cwd, git_root.as_deref().unwrap_or(cwd));
+    let git = Repo::discover(cwd).ok();
+    let path = repo_config_path(given, cwd, git.as_ref().map_or(cwd, Repo::root));
     if given.is_none() && !path.is_file() {
         return Ok(None);
     }
-    let root = match git_root {
-        Some(root) => root,
+    let root = match &git {
+        Some(git) => git.root().to_path_buf(),
         None => path.parent().map(Path::to_path_buf).unwrap_or_default(),
     };
     let (config, dir) = load_repo_config(given, cwd, &root)?;
@@ -52,6 +59,7 @@ pub fn find_config(given: Option<&Path>, cwd: &Path) -> Result<Option<RepoConfig
         .map_err(|e| Failure::Message(format!("cannot resolve `{}`: {e}", path.display())))?;
     Ok(Some(RepoConfig {
         config,
+        git,
         dir,
         root,
         file,
@@ -145,15 +153,17 @@ fn judge_all(
         if items.is_empty() {
             continue;
         }
-        // Shown relative to the current directory when inside it, as paths given on the
-        // command line are.
-        let full = root.join(path);
-        let metadata = full
-            .strip_prefix(&here)
-            .map_or(full.clone(), Path::to_path_buf);
-        let base = match metadata.exists() {
-            true => Some(load_table(&metadata)?),
-            false => None,
+        let metadata = shown(&root, &here, path);
+        let committed = match &repo.git {
+            Some(git) => committed_table(git, path, &shown(&root, &here, Path::new("")))?,
+            None => None,
+        };
+        let base = match committed {
+            Some(table) => Some(table),
+            // Judged from nothing, even when `apply -o` already wrote the new table's metadata.
+            None if items.first().is_some_and(creates_table) => None,
+            None if metadata.exists() => Some(load_table(&metadata)?),
+            None => None,
         };
         let read = read_in_order(items, dialect, base.as_ref().map(|b| &b.metadata));
         let judgement = read.and_then(|proposals| {
@@ -182,7 +192,7 @@ fn judge_all(
     Ok((judged, files.len()))
 }
 
-/// The files given that are proposals, as given. The rest are named on stderr and left out: a
+/// The files given that are proposals, as given, in path order. The rest are named on stderr and left out: a
 /// file no `proposals` glob matches (a hook passes every staged YAML file, workflows included),
 /// the configuration itself, and a configured table's own metadata (committed next to its
 /// migration after `apply --write`). Without `proposals` in the configuration every other file
@@ -200,10 +210,12 @@ fn proposal_files(
             .map_err(|e| Failure::Message(format!("cannot read `{}`: {e}", file.display())))?;
         match skip_reason(repo, canonical.strip_prefix(&root).ok(), &canonical) {
             Some(reason) => eprintln!("note: `{}` is not judged: {reason}", file.display()),
-            None => proposals.push(file.clone()),
+            None => proposals.push((canonical, file.clone())),
         }
     }
-    Ok(proposals)
+    // In path order, as `check` judges them, whatever order a hook or a shell gives.
+    proposals.sort();
+    Ok(proposals.into_iter().map(|(_, file)| file).collect())
 }
 
 /// Why a file (canonical, and relative to the root when inside it) is not a proposal.
@@ -266,4 +278,50 @@ fn read_in_order(
         true => Ok(read),
         false => Err(Failure::Located(errors)),
     }
+}
+
+/// A repository path as reports show it: relative to the current directory when inside it, as
+/// paths given on the command line are.
+fn shown(root: &Path, here: &Path, path: &Path) -> PathBuf {
+    let full = root.join(path);
+    full.strip_prefix(here)
+        .map_or(full.clone(), Path::to_path_buf)
+}
+
+/// Whether the item starts with CREATE TABLE.
+fn creates_table(item: &Item) -> bool {
+    match item {
+        Item::Ddl { statements, .. } => statements
+            .first()
+            .is_some_and(|s| matches!(s.kind, StatementKind::CreateTable(_))),
+        Item::SchemaFile { .. } => false,
+    }
+}
+
+/// The table's Iceberg metadata as committed at HEAD (`path` relative to the root; `prefix` is
+/// how reports show the root). A change is judged against it rather than the working tree, where
+/// `apply --write` may already have applied the very migrations being judged (the hook's case:
+/// migration and new metadata staged together). `None` when HEAD has no such table, or a schema
+/// file describes it: then the working tree's is read.
+fn committed_table(git: &Repo, path: &Path, prefix: &Path) -> Result<Option<LoadedTable>, Failure> {
+    let Some(head) = git.head() else {
+        return Ok(None);
+    };
+    let files = git.files_at(head)?;
+    let Ok(location) = locate_in(&files, path) else {
+        return Ok(None);
+    };
+    let text = files.read_to_string(&location.metadata_file)?;
+    let name = prefix.join(&location.metadata_file).display().to_string();
+    if FileKind::of(&name, &text) != Some(FileKind::Metadata) {
+        return Ok(None);
+    }
+    let source = Arc::new(SourceFile { name, text });
+    let metadata = parse_metadata(&source)?;
+    Ok(Some(LoadedTable {
+        location,
+        source,
+        metadata,
+        description: None,
+    }))
 }
