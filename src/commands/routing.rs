@@ -224,3 +224,60 @@ fn known_tables(config: &Config) -> String {
         false => format!("{CONFIG_FILE} lists {}", names.join(", ")),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::change::SourceFile;
+
+    fn config(tables: usize) -> Config {
+        let mut text = String::from(if tables == 0 {
+            "tables: {}\n"
+        } else {
+            "tables:\n"
+        });
+        for i in 0..tables {
+            text.push_str(&format!("  db.t{i}:\n    metadata: w/t{i}\n"));
+        }
+        text.push_str("proposals:\n  - migrations/**/*.sql\n");
+        let source = Arc::new(SourceFile {
+            name: CONFIG_FILE.into(),
+            text,
+        });
+        Config::parse(source).unwrap()
+    }
+
+    #[test]
+    fn the_help_names_the_configured_tables_and_stops_after_a_few() {
+        assert_eq!(known_tables(&config(0)), "fieldgate.yaml lists no tables");
+        assert_eq!(
+            known_tables(&config(2)),
+            "fieldgate.yaml lists `db.t0`, `db.t1`"
+        );
+        let many = known_tables(&config(1000));
+        assert!(many.ends_with("`db.t7`, and 992 more"), "{many}");
+    }
+
+    #[test]
+    fn proposals_are_matched_relative_to_the_configuration() {
+        let config = config(1);
+        let dir = Path::new("lake");
+        assert!(is_proposal(
+            &config,
+            dir,
+            Path::new("lake/migrations/a/0001.sql")
+        ));
+        assert!(!is_proposal(
+            &config,
+            dir,
+            Path::new("migrations/a/0001.sql")
+        ));
+        assert!(!is_proposal(
+            &config,
+            dir,
+            Path::new("lake/migrations/0001.yaml")
+        ));
+    }
+}
