@@ -395,3 +395,27 @@ fn files_are_judged_in_path_order_whatever_order_they_are_given_in() {
     let changes = json(&output)["changes"].to_string();
     assert!(changes.contains("loyalty_tier"), "{changes}");
 }
+
+#[test]
+fn a_metadata_file_among_the_proposals_names_no_table_and_needs_metadata() {
+    let lake = lake(false);
+    write(
+        lake.path(),
+        "fieldgate.yaml",
+        &CONFIG.replace("  - schemas/*.yaml\n", "  - proposals/*\n"),
+    );
+    let next = fs::read_to_string(
+        lake.path()
+            .join("warehouse/db/accounts/metadata/v2.metadata.json"),
+    )
+    .unwrap();
+    write(lake.path(), "proposals/next.metadata.json", &next);
+    let output = lint(lake.path(), &["proposals/next.metadata.json"]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains("a metadata file names no table")
+            && stderr.contains("fieldgate lint FILE --metadata TABLE"),
+        "{stderr}"
+    );
+}
