@@ -192,11 +192,11 @@ fn judge_all(
     Ok((judged, files.len()))
 }
 
-/// The files given that are proposals, as given, in path order. The rest are named on stderr and left out: a
-/// file no `proposals` glob matches (a hook passes every staged YAML file, workflows included),
-/// the configuration itself, and a configured table's own metadata (committed next to its
-/// migration after `apply --write`). Without `proposals` in the configuration every other file
-/// is a proposal.
+/// The files given that are proposals, as given, in path order. The rest are named on stderr
+/// and left out: a file no `proposals` glob matches (a hook passes every staged YAML file,
+/// workflows included), the configuration itself, and a configured table's own metadata
+/// (committed next to its migration after `apply --write`). Without `proposals` in the
+/// configuration every other file is a proposal.
 fn proposal_files(
     repo: &RepoConfig,
     cwd: &Path,
