@@ -35,6 +35,31 @@ pub enum Command {
     Rules(RulesArgs),
     /// Explain one rule: what it catches, why it matters, what to do instead, and examples.
     Explain(ExplainArgs),
+    /// Print the shell completion script for bash, zsh, fish, elvish or powershell.
+    Completions(CompletionsArgs),
+    /// Print a manual page (roff): fieldgate's own, or one command's; or write every page to a
+    /// directory.
+    Man(ManArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell the script is for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// The command whose page to print (`lint` prints fieldgate-lint(1)) [default: fieldgate(1),
+    /// which lists the commands].
+    #[arg(value_name = "COMMAND", conflicts_with = "out")]
+    pub command: Option<String>,
+
+    /// Write every page instead, fieldgate.1 and fieldgate-COMMAND.1 for each command, into DIR
+    /// (a `man1` directory on MANPATH).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -66,7 +91,8 @@ pub struct ProposalArgs {
 
     /// The table: a `*.metadata.json` file, a table directory in the Hadoop layout, or, for a
     /// table without Iceberg metadata, a schema file with every id that describes it. Omit it
-    /// when the proposal starts with CREATE TABLE or is a schema file for a new table.
+    /// when fieldgate.yaml lists the tables (`lint` then judges each table the statements
+    /// name), or when the proposal starts with CREATE TABLE or is a schema file for a new table.
     #[arg(long, value_name = "PATH")]
     pub metadata: Option<PathBuf>,
 
@@ -78,7 +104,8 @@ pub struct ProposalArgs {
     #[arg(long, value_enum)]
     pub dialect: Option<DialectArg>,
 
-    /// The repository configuration [default: ./fieldgate.yaml when it exists].
+    /// The repository configuration [default: ./fieldgate.yaml when it exists; `lint` without
+    /// --metadata also looks at the git repository's root].
     #[arg(long, value_name = "PATH")]
     pub config: Option<PathBuf>,
 

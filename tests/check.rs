@@ -991,7 +991,7 @@ fn a_metadata_file_is_a_proposal_for_lint_and_a_table_s_own_metadata_is_none() {
         error["message"]
             .as_str()
             .unwrap()
-            .contains("is Iceberg table metadata, which `check` does not take as a proposal"),
+            .contains("is Iceberg table metadata: a metadata file names no table"),
         "{report:#}"
     );
     assert!(

@@ -19,27 +19,25 @@ use crate::cli::{CheckArgs, ReportFormatArg};
 use crate::commands::drift::{self, Drift};
 use crate::commands::failure::{Failure, LocatedError};
 use crate::commands::input::{
-    FileKind, LoadedTable, ReadProposal, describe, file_history, parse_metadata, parse_proposal,
+    LoadedTable, ReadProposal, describe, file_history, parse_metadata, parse_proposal,
     read_source_named, schema_file_failure,
 };
 use crate::commands::lint::{locate_related, now_ms, threshold, write_report};
 use crate::commands::pipeline::Judgement;
+use crate::commands::routing::{Item, is_proposal, parse_all, route, slashed};
 use crate::commands::verification;
 use crate::evolve::evolve;
 use crate::finding::{Finding, Severity};
 use crate::frontend::ddl::Dialect;
-use crate::frontend::schema_file::SchemaFile;
 use crate::iceberg::metadata::TableMetadata;
 use crate::iceberg::new_table::new_table;
 use crate::judge::{Judged, Settings, judge_proposals};
 use crate::proposal::Proposal;
-use crate::repo::config::{CONFIG_FILE, Config, ConfigError, TableConfig, repo_path, same_table};
+use crate::repo::config::{CONFIG_FILE, Config, ConfigError, TableConfig, repo_path};
 use crate::repo::git::{Base, CommitFiles, Repo};
-use crate::repo::glob;
 use crate::repo::location::{Files, LocateError, locate_in};
 use crate::repo::work_tree::RepoWorkTree;
 use crate::report::{Run, TableRun};
-use crate::suggest::closest;
 use crate::suppress::date_from_unix_days;
 
 /// Returns whether the gate passed. When nothing could be judged (exit 2), machine formats and
@@ -80,7 +78,7 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> Result<bool, Failure> {
         .filter(|file| is_proposal(&globs, &table_paths, file))
         .collect();
     let dialect = config.dialect.unwrap_or(Dialect::Spark);
-    let parsed = parse_all(&work_tree, &proposals, dialect)?;
+    let parsed = parse_all(&proposals, dialect, |file| Ok(work_tree.resolve(file)?))?;
     let routed = route(&config, parsed)?;
     // A table this change creates may have no metadata anywhere yet: its metadata-drift finding
     // says how to write it, which helps more than a configuration error.
@@ -181,20 +179,25 @@ fn not_broken_pipe(result: std::io::Result<()>) -> std::io::Result<()> {
     }
 }
 
+/// Where the configuration is: `--config`, else `./fieldgate.yaml`, else the repository root's.
+pub fn repo_config_path(given: Option<&Path>, cwd: &Path, root: &Path) -> PathBuf {
+    match given {
+        Some(path) => cwd.join(path),
+        None if cwd.join(CONFIG_FILE).is_file() => cwd.join(CONFIG_FILE),
+        None => root.join(CONFIG_FILE),
+    }
+}
+
 /// The configuration and its directory relative to the repository root.
-fn load_repo_config(
+pub fn load_repo_config(
     given: Option<&Path>,
     cwd: &Path,
     root: &Path,
 ) -> Result<(Config, PathBuf), Failure> {
-    let path = match given {
-        Some(path) => cwd.join(path),
-        None if cwd.join(CONFIG_FILE).is_file() => cwd.join(CONFIG_FILE),
-        None => root.join(CONFIG_FILE),
-    };
+    let path = repo_config_path(given, cwd, root);
     if !path.is_file() {
         return Err(Failure::Message(format!(
-            "no {CONFIG_FILE} at `{}`: `fieldgate check` needs one that lists the tables (run `fieldgate init` to write one)",
+            "no {CONFIG_FILE} at `{}`: `fieldgate check` (and `lint` without --metadata) needs one that lists the tables (run `fieldgate init` to write one)",
             path.display()
         )));
     }
@@ -219,7 +222,7 @@ fn load_repo_config(
     Ok((config, dir))
 }
 
-fn config_failure(config: &Config, errors: Vec<ConfigError>) -> Failure {
+pub fn config_failure(config: &Config, errors: Vec<ConfigError>) -> Failure {
     config_failure_in(&config.source, errors)
 }
 
@@ -237,204 +240,6 @@ fn config_failure_in(source: &crate::change::Source, errors: Vec<ConfigError>) -
             })
             .collect(),
     )
-}
-
-/// Whether a changed file (relative to the root) matches one of the `proposals` globs (made
-/// relative to the root). A table's own metadata is never a proposal, whatever a broad glob
-/// (`**/*.json`) says: `check` compares it with the proposals (`metadata-drift`). Only
-/// migrations and YAML schema files count inside a table's metadata location.
-fn is_proposal(globs: &[String], table_paths: &[PathBuf], file: &Path) -> bool {
-    let in_a_table = table_paths.iter().any(|table| file.starts_with(table));
-    let name = file.to_string_lossy().to_ascii_lowercase();
-    if in_a_table && ![".sql", ".yaml", ".yml"].iter().any(|e| name.ends_with(e)) {
-        return false;
-    }
-    let path = slashed(file);
-    globs.iter().any(|pattern| glob::matches(pattern, &path))
-}
-
-/// One proposal file as `check` routes it: a migration's statements (split by the table they
-/// name), or a schema file, which names its table and is diffed once the table is at hand.
-#[derive(Clone)]
-enum Item {
-    Ddl {
-        path: PathBuf,
-        statements: Vec<Statement>,
-    },
-    SchemaFile {
-        path: PathBuf,
-        source: Source,
-        table: String,
-        table_span: Span,
-    },
-}
-
-impl Item {
-    /// Whether the item can bring a table into being (CREATE TABLE, or a schema file).
-    fn may_create(&self) -> bool {
-        match self {
-            Item::Ddl { statements, .. } => statements
-                .first()
-                .is_some_and(|s| matches!(s.kind, StatementKind::CreateTable(_))),
-            Item::SchemaFile { .. } => true,
-        }
-    }
-
-    fn path(&self) -> &Path {
-        match self {
-            Item::Ddl { path, .. } | Item::SchemaFile { path, .. } => path,
-        }
-    }
-}
-
-/// Every proposal file read and parsed, in path order; located errors of all files together.
-/// Each goes through the dispatcher's file kinds: a migration is parsed now, a schema file only
-/// read for its table name (its diff needs the table).
-fn parse_all(
-    work_tree: &RepoWorkTree,
-    files: &[&PathBuf],
-    dialect: Dialect,
-) -> Result<Vec<Item>, Failure> {
-    let mut items = Vec::new();
-    let mut errors = Vec::new();
-    for file in files {
-        let source = read_source_named(&work_tree.resolve(file)?, slashed(file))?;
-        let parsed = match FileKind::of(&source.name, &source.text) {
-            Some(FileKind::SchemaFile(format)) => SchemaFile::parse(&source.text, format)
-                .map(|schema| Item::SchemaFile {
-                    path: file.to_path_buf(),
-                    source: source.clone(),
-                    table: schema.table.clone(),
-                    table_span: schema.table_span,
-                })
-                .map_err(|e| schema_file_failure(&source, e)),
-            Some(FileKind::Metadata) => Err(Failure::Located(vec![LocatedError::new(
-                &source,
-                Span::new(0, 0),
-                format!(
-                    "`{}` is Iceberg table metadata, which `check` does not take as a proposal: it judges migrations and schema files, and compares each table's committed metadata with what they give",
-                    source.name
-                ),
-                Some(format!(
-                    "judge an engine-written metadata file against the table it replaces with `fieldgate lint --metadata TABLE {}` (TABLE: the table's current metadata file or directory), or narrow `proposals` in {CONFIG_FILE} so it does not match",
-                    source.name
-                )),
-            )])),
-            _ => parse_proposal(source, dialect, None).and_then(|proposal| match proposal {
-                Proposal::Ddl(statements) => Ok(Item::Ddl {
-                    path: file.to_path_buf(),
-                    statements,
-                }),
-                _ => Err(Failure::Message(format!(
-                    "`{}` is not a migration",
-                    file.display()
-                ))),
-            }),
-        };
-        match parsed {
-            Ok(item) => items.push(item),
-            Err(Failure::Located(mut located)) => errors.append(&mut located),
-            Err(other) => return Err(other),
-        }
-    }
-    if errors.is_empty() {
-        Ok(items)
-    } else {
-        Err(Failure::Located(errors))
-    }
-}
-
-/// A repository path with `/`, as reports and git name files.
-fn slashed(path: &Path) -> String {
-    path.components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect::<Vec<_>>()
-        .join("/")
-}
-
-/// Each configured table's items, in path order; a migration naming several tables is split.
-/// A name matching no configured table, or several, is a located error: guessing would judge a
-/// change against the wrong table.
-fn route(config: &Config, items: Vec<Item>) -> Result<Vec<Vec<Item>>, Failure> {
-    let mut routed: Vec<Vec<Item>> = vec![Vec::new(); config.tables.len()];
-    let mut errors = Vec::new();
-    let mut table_of = |name: &str, source: &Source, span: Span| -> Option<usize> {
-        let matches: Vec<usize> = config
-            .tables
-            .iter()
-            .enumerate()
-            .filter(|(_, t)| same_table(&t.name, name))
-            .map(|(i, _)| i)
-            .collect();
-        match matches.as_slice() {
-            [index] => return Some(*index),
-            [] => {
-                let help = closest(name, config.tables.iter().map(|t| t.name.as_str()))
-                    .map(|found| format!("did you mean `{found}`?"))
-                    .unwrap_or_else(|| {
-                        format!("add the table to `tables` in {CONFIG_FILE}, with its metadata")
-                    });
-                errors.push(LocatedError::new(
-                    source,
-                    span,
-                    format!("`{name}` is not a table of {CONFIG_FILE}"),
-                    Some(help),
-                ));
-            }
-            several => {
-                let names: Vec<String> = several
-                    .iter()
-                    .map(|i| format!("`{}`", config.tables[*i].name))
-                    .collect();
-                errors.push(LocatedError::new(
-                    source,
-                    span,
-                    format!("`{name}` could be any of {}", names.join(", ")),
-                    Some("qualify the table name as fieldgate.yaml does".into()),
-                ));
-            }
-        }
-        None
-    };
-    for item in items {
-        match item {
-            Item::Ddl { path, statements } => {
-                let mut per_table: Vec<(usize, Vec<Statement>)> = Vec::new();
-                for statement in statements {
-                    let Some(index) =
-                        table_of(&statement.table, &statement.source, statement.table_span)
-                    else {
-                        continue;
-                    };
-                    match per_table.iter_mut().find(|(i, _)| *i == index) {
-                        Some((_, list)) => list.push(statement),
-                        None => per_table.push((index, vec![statement])),
-                    }
-                }
-                for (index, statements) in per_table {
-                    routed[index].push(Item::Ddl {
-                        path: path.clone(),
-                        statements,
-                    });
-                }
-            }
-            Item::SchemaFile {
-                ref source,
-                ref table,
-                table_span,
-                ..
-            } => {
-                if let Some(index) = table_of(table, source, table_span) {
-                    routed[index].push(item.clone());
-                }
-            }
-        }
-    }
-    if errors.is_empty() {
-        Ok(routed)
-    } else {
-        Err(Failure::Located(errors))
-    }
 }
 
 /// One configured table, and where to read it.

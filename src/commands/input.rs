@@ -241,7 +241,7 @@ pub fn parse_in_order(
 
 /// The table after `proposal`, as far as the next proposal's diff needs it (ids and names; the
 /// location and times of a created table do not matter here).
-fn state_after(state: Option<TableMetadata>, proposal: &Proposal) -> Option<TableMetadata> {
+pub fn state_after(state: Option<TableMetadata>, proposal: &Proposal) -> Option<TableMetadata> {
     match (state, proposal) {
         (_, Proposal::Metadata(metadata)) => Some(metadata.metadata.clone()),
         (None, Proposal::SchemaFile(file)) => describe(&file.file).ok().map(|d| d.metadata),

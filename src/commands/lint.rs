@@ -1,10 +1,12 @@
-//! `fieldgate lint`: judge a proposal against the table and report; never writes.
+//! `fieldgate lint`: judge a proposal against the table (or, through `fieldgate.yaml`, against
+//! each table it names) and report; never writes.
 
 use std::io::Write;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::cli::{FailOnArg, LintArgs, ReportFormatArg};
 use crate::commands::failure::Failure;
+use crate::commands::lint_routed::{self, find_config};
 use crate::commands::pipeline::{Judgement, judge};
 use crate::commands::settings::{Resolved, resolve};
 use crate::finding::Severity;
@@ -104,11 +106,22 @@ pub fn judge_and_report(
     Ok((judgement, passed))
 }
 
-/// Returns whether the gate passed.
+/// Returns whether the gate passed. Without `--metadata`, a `fieldgate.yaml` (here or at the
+/// repository root) says which table each statement is for.
 pub fn run(args: &LintArgs, out: &mut dyn Write) -> Result<bool, Failure> {
-    let location = std::env::current_dir()
-        .map(|d| d.display().to_string())
-        .unwrap_or_default();
-    let (_, passed) = judge_and_report(args, location, now_ms(), out, &mut |_, _, _, _| Ok(()))?;
+    let cwd = std::env::current_dir()
+        .map_err(|e| Failure::Message(format!("cannot read the current directory: {e}")))?;
+    if args.proposal.metadata.is_none()
+        && let Some(repo) = find_config(args.proposal.config.as_deref(), &cwd)?
+    {
+        return lint_routed::run(args, repo, &cwd, now_ms(), out);
+    }
+    let (_, passed) = judge_and_report(
+        args,
+        cwd.display().to_string(),
+        now_ms(),
+        out,
+        &mut |_, _, _, _| Ok(()),
+    )?;
     Ok(passed)
 }

@@ -2,6 +2,8 @@
 //! about one table, find the table to start from (committed metadata, a describing schema file,
 //! or a table the proposal creates), and judge.
 
+use std::path::Path;
+
 use crate::change::{Span, Statement, StatementKind};
 use crate::cli::{DialectArg, ProposalArgs};
 use crate::commands::failure::{Failure, LocatedError};
@@ -9,7 +11,7 @@ use crate::commands::input::{
     LoadedTable, ReadProposal, describe, history_on_disk, load_table, read_proposals,
     schema_file_failure,
 };
-use crate::commands::settings::resolve;
+use crate::commands::settings::{Resolved, resolve};
 use crate::evolve::Evolution;
 use crate::finding::Finding;
 use crate::frontend::ddl::Dialect;
@@ -60,6 +62,37 @@ pub fn judge(args: &ProposalArgs, location: String, now_ms: i64) -> Result<Judge
         dialect(resolved.dialect),
         base.as_ref().map(|b| &b.metadata),
     )?;
+    let target = Target {
+        table: args.table.clone(),
+        base,
+        metadata: args.metadata.as_deref(),
+    };
+    judge_read(&resolved, target, proposals, location, now_ms)
+}
+
+/// The table a run judges, as far as it is known before the proposals are read.
+pub struct Target<'a> {
+    /// The name statements must use; `None`: the first name the proposals give.
+    pub table: Option<String>,
+    /// The table as it is; `None` when the proposals create it.
+    pub base: Option<LoadedTable>,
+    /// Where `base` was read from, for its git history.
+    pub metadata: Option<&'a Path>,
+}
+
+/// Judges proposals already read (in order, each against the table the ones before it left).
+pub fn judge_read(
+    resolved: &Resolved,
+    target: Target<'_>,
+    proposals: Vec<ReadProposal>,
+    location: String,
+    now_ms: i64,
+) -> Result<Judgement, Failure> {
+    let Target {
+        table,
+        base,
+        metadata,
+    } = target;
     let statements: Vec<Statement> = proposals
         .iter()
         .flat_map(|p| p.proposal.statements())
@@ -86,7 +119,7 @@ pub fn judge(args: &ProposalArgs, location: String, now_ms: i64) -> Result<Judge
                 .filter(|_| has_metadata)
                 .map(|b| table_name_from_location(&b.metadata.location))
         });
-    let Some(table) = args.table.clone().or(named) else {
+    let Some(table) = table.or(named) else {
         return Err(Failure::Message("the proposal holds no statement".into()));
     };
 
@@ -184,10 +217,7 @@ pub fn judge(args: &ProposalArgs, location: String, now_ms: i64) -> Result<Judge
     // The metadata file's git history, as `check` reads it, so name-reuse windows and
     // deprecation periods judge the same locally (a described table has no such history).
     if base.as_ref().is_some_and(|b| b.description.is_none()) {
-        settings.file_history = args
-            .metadata
-            .as_deref()
-            .and_then(|path| history_on_disk(path, &settings.options));
+        settings.file_history = metadata.and_then(|path| history_on_disk(path, &settings.options));
     }
     let list: Vec<Proposal> = proposals.iter().map(|p| p.proposal.clone()).collect();
     let Judged {
@@ -287,7 +317,7 @@ fn created(
 
 fn no_table() -> Failure {
     Failure::Message(
-        "no --metadata given and the proposal does not start with CREATE TABLE or a schema file: name the table's metadata with --metadata PATH".into(),
+        "no --metadata given, no fieldgate.yaml found (here or at the repository root), and the proposal does not create a table (CREATE TABLE first, or a schema file without ids): name the table's metadata with --metadata PATH, or run `fieldgate init` to write a fieldgate.yaml from which `lint` finds each statement's table".into(),
     )
 }
 

@@ -61,6 +61,15 @@ pub fn resolve(args: &ProposalArgs) -> Result<Resolved, Failure> {
         None => None,
     };
     let config = config_path.as_deref().map(load_config).transpose()?;
+    Ok(resolve_with(args, config, config_path))
+}
+
+/// [`resolve`] with the configuration already found and read from `config_path`.
+pub fn resolve_with(
+    args: &ProposalArgs,
+    config: Option<Config>,
+    config_path: Option<PathBuf>,
+) -> Resolved {
     let dialect = args
         .dialect
         .unwrap_or(match config.as_ref().and_then(|c| c.dialect) {
@@ -68,13 +77,13 @@ pub fn resolve(args: &ProposalArgs) -> Result<Resolved, Failure> {
             Some(Dialect::Hive) => DialectArg::Hive,
             _ => DialectArg::Spark,
         });
-    Ok(Resolved {
+    Resolved {
         config,
         config_path,
         dialect,
         mapping: args.mapping.as_deref().and_then(Mapping::parse),
         compatibility: args.compatibility.as_deref().and_then(Compatibility::parse),
-    })
+    }
 }
 
 pub fn load_config(path: &Path) -> Result<Config, Failure> {

@@ -1,0 +1,421 @@
+//! `fieldgate lint` without `--metadata`: each statement and schema file goes to the table of
+//! `fieldgate.yaml` it names, each touched table is read from the working tree, and one report
+//! holds them all. Tables are the pyiceberg-written fixtures (`tests/fixtures/tables/*`).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const CONFIG: &str = "tables:\n  db.orders:\n    metadata: warehouse/db/orders\n  db.accounts:\n    metadata: warehouse/db/accounts\nproposals:\n  - migrations/**/*.sql\n  - schemas/*.yaml\n";
+
+fn fixtures() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tables")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn write(dir: &Path, path: &str, contents: &str) {
+    let file = dir.join(path);
+    fs::create_dir_all(file.parent().unwrap()).unwrap();
+    fs::write(file, contents).unwrap();
+}
+
+/// A repository (a git one when `git`) with `fieldgate.yaml` and two fixture tables, copied whole.
+fn lake(git: bool) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "fieldgate.yaml", CONFIG);
+    for (fixture, to) in [("orders", "db/orders"), ("accounts", "db/accounts")] {
+        let from = fixtures().join(fixture).join("metadata");
+        for entry in fs::read_dir(&from).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            write(
+                dir.path(),
+                &format!("warehouse/{to}/metadata/{name}"),
+                &fs::read_to_string(&path).unwrap(),
+            );
+        }
+    }
+    if git {
+        let status = Command::new("git")
+            .args(["init", "-q"])
+            .current_dir(dir.path())
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+    dir
+}
+
+fn lint(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_fieldgate"))
+        .arg("lint")
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("fieldgate runs")
+}
+
+fn json(output: &Output) -> serde_json::Value {
+    serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|_| panic!("not JSON: {}{}", text(&output.stdout), text(&output.stderr)))
+}
+
+/// (table, rule) of every diagnostic.
+fn findings(report: &serde_json::Value) -> Vec<(String, String)> {
+    report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["table"].as_str().unwrap_or_default().to_string(),
+                d["rule"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+fn tables(report: &serde_json::Value) -> Vec<String> {
+    report["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["table"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn statements_go_to_the_tables_they_name_and_each_is_judged() {
+    let lake = lake(false);
+    // One migration touching two tables, and a second one for the first table.
+    write(
+        lake.path(),
+        "migrations/0001_two_tables.sql",
+        "ALTER TABLE db.orders ALTER COLUMN customer_id TYPE int;\nALTER TABLE accounts ADD COLUMN tier int;\n",
+    );
+    write(
+        lake.path(),
+        "migrations/0002_orders.sql",
+        "ALTER TABLE catalog.db.orders DROP COLUMN region;\n",
+    );
+    let output = lint(
+        lake.path(),
+        &[
+            "migrations/0001_two_tables.sql",
+            "migrations/0002_orders.sql",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output.stderr));
+    let report = json(&output);
+    assert_eq!(tables(&report), ["db.orders", "db.accounts"]);
+    let found = findings(&report);
+    for expected in [
+        ("db.orders", "type-narrowing"),
+        ("db.orders", "partition-source-drop"),
+        ("db.accounts", "reader-cache-refresh"),
+    ] {
+        assert!(
+            found.contains(&(expected.0.into(), expected.1.into())),
+            "{expected:?} not in {found:?}"
+        );
+    }
+    // The accounts table got the new field with the id Iceberg assigns after its last-column-id.
+    let accounts = &report["tables"][1];
+    assert_eq!(accounts["last_column_id"], 5, "{accounts}");
+}
+
+#[test]
+fn the_human_report_names_the_configuration_and_the_touched_tables() {
+    let lake = lake(false);
+    write(
+        lake.path(),
+        "migrations/0001_tier.sql",
+        "ALTER TABLE db.accounts ADD COLUMN tier int COMMENT 'loyalty tier';\n",
+    );
+    let output = lint(lake.path(), &["migrations/0001_tier.sql"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    insta::assert_snapshot!(text(&output.stdout));
+}
+
+#[test]
+fn a_schema_file_is_routed_by_its_table_key() {
+    let lake = lake(false);
+    write(
+        lake.path(),
+        "schemas/accounts.yaml",
+        "table: db.accounts\nfields:\n  - {id: 1, name: account_id, type: long, required: true}\n  - {id: 2, name: email, type: string}\n  - {id: 3, name: legacy_score, type: long}\n  - {id: 4, name: segment, type: string}\n",
+    );
+    let output = lint(lake.path(), &["schemas/accounts.yaml", "--format", "json"]);
+    let report = json(&output);
+    assert_eq!(tables(&report), ["db.accounts"], "{}", text(&output.stderr));
+    assert!(
+        report["changes"].to_string().contains("legacy_score"),
+        "{report}"
+    );
+}
+
+#[test]
+fn a_table_not_in_the_configuration_is_a_located_error_naming_the_known_ones() {
+    let lake = lake(false);
+    write(
+        lake.path(),
+        "migrations/0001.sql",
+        "ALTER TABLE db.order ADD COLUMN a int;\nALTER TABLE sales.invoices ADD COLUMN b int;\n",
+    );
+    let output = lint(lake.path(), &["migrations/0001.sql"]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains("`db.order` is not a table of fieldgate.yaml"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("did you mean `db.orders`?"), "{stderr}");
+    assert!(stderr.contains("migrations/0001.sql:2:13"), "{stderr}");
+    assert!(
+        stderr.contains("fieldgate.yaml lists `db.orders`, `db.accounts`"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn files_that_are_not_proposals_are_named_and_left_out() {
+    let lake = lake(false);
+    write(
+        lake.path(),
+        ".github/workflows/ci.yml",
+        "on: push\njobs: {}\n",
+    );
+    let output = lint(
+        lake.path(),
+        &[
+            "fieldgate.yaml",
+            ".github/workflows/ci.yml",
+            "warehouse/db/orders/metadata/v5.metadata.json",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains("`fieldgate.yaml` is not judged: it is the configuration"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("`.github/workflows/ci.yml` is not judged: no `proposals` glob"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("is not judged: it is the metadata of `db.orders`"),
+        "{stderr}"
+    );
+    assert!(
+        text(&output.stdout).starts_with("0 proposal file(s) of 3 given; 0 of 2 table(s)"),
+        "{}",
+        text(&output.stdout)
+    );
+}
+
+#[test]
+fn the_configuration_at_the_repository_root_is_found_from_a_subdirectory() {
+    let lake = lake(true);
+    write(
+        lake.path(),
+        "migrations/orders/0001.sql",
+        "ALTER TABLE db.orders ALTER COLUMN customer_id TYPE int;\n",
+    );
+    let output = lint(
+        &lake.path().join("migrations"),
+        &["orders/0001.sql", "--format", "github"],
+    );
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output.stderr));
+    let stdout = text(&output.stdout);
+    assert!(
+        stdout.contains("::error file=orders/0001.sql,line=1")
+            && stdout.contains("title=type-narrowing"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_configured_table_without_metadata_yet_is_created_by_its_first_migration() {
+    let lake = lake(false);
+    let config = CONFIG.replace(
+        "proposals:",
+        "  db.fresh:\n    metadata: warehouse/db/fresh\nproposals:",
+    );
+    write(lake.path(), "fieldgate.yaml", &config);
+    write(
+        lake.path(),
+        "migrations/0001_fresh.sql",
+        "CREATE TABLE db.fresh (id bigint, name string);\nALTER TABLE db.fresh ADD COLUMN tag string;\n",
+    );
+    let output = lint(
+        lake.path(),
+        &["migrations/0001_fresh.sql", "--format", "json"],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let report = json(&output);
+    assert_eq!(tables(&report), ["db.fresh"]);
+    assert_eq!(report["tables"][0]["last_column_id"], 3);
+}
+
+#[test]
+fn without_a_configuration_or_metadata_lint_says_what_to_do() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "m.sql",
+        "ALTER TABLE db.orders ADD COLUMN a int;\n",
+    );
+    let output = lint(dir.path(), &["m.sql"]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains("--metadata PATH") && stderr.contains("`fieldgate init`"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn metadata_given_wins_over_the_configuration() {
+    let lake = lake(false);
+    write(
+        lake.path(),
+        "elsewhere/tier.sql",
+        "ALTER TABLE accounts ADD COLUMN tier int;\n",
+    );
+    let output = lint(
+        lake.path(),
+        &[
+            "elsewhere/tier.sql",
+            "--metadata",
+            "warehouse/db/accounts",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert_eq!(tables(&json(&output)), ["accounts"]);
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let output = Command::new("git")
+        .args([
+            "-c",
+            "user.name=Test",
+            "-c",
+            "user.email=test@example.com",
+            "-c",
+            "commit.gpgsign=false",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "git {args:?}: {}",
+        text(&output.stderr)
+    );
+}
+
+#[test]
+fn in_git_a_migration_is_judged_against_the_committed_table_not_its_applied_metadata() {
+    let lake = lake(true);
+    git(lake.path(), &["add", "-A"]);
+    git(lake.path(), &["commit", "-q", "-m", "tables"]);
+    write(
+        lake.path(),
+        "migrations/0001_tier.sql",
+        "ALTER TABLE db.accounts ADD COLUMN tier int;\n",
+    );
+    let applied = Command::new(env!("CARGO_BIN_EXE_fieldgate"))
+        .args([
+            "apply",
+            "--write",
+            "--metadata",
+            "warehouse/db/accounts",
+            "migrations/0001_tier.sql",
+        ])
+        .current_dir(lake.path())
+        .output()
+        .unwrap();
+    assert_eq!(applied.status.code(), Some(0), "{}", text(&applied.stderr));
+    // What a hook passes: the migration and the metadata apply wrote, both staged.
+    let output = lint(
+        lake.path(),
+        &[
+            "warehouse/db/accounts/metadata/v3.metadata.json",
+            "warehouse/db/accounts/metadata/version-hint.text",
+            "migrations/0001_tier.sql",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stdout));
+    let report = json(&output);
+    assert_eq!(report["tables"][0]["last_column_id"], 5, "{report}");
+    assert_eq!(
+        findings(&report),
+        [(
+            "db.accounts".to_string(),
+            "reader-cache-refresh".to_string()
+        )]
+    );
+}
+
+#[test]
+fn files_are_judged_in_path_order_whatever_order_they_are_given_in() {
+    let lake = lake(false);
+    write(
+        lake.path(),
+        "migrations/0001_add.sql",
+        "ALTER TABLE db.accounts ADD COLUMN tier int;\n",
+    );
+    write(
+        lake.path(),
+        "migrations/0002_rename.sql",
+        "ALTER TABLE db.accounts RENAME COLUMN tier TO loyalty_tier;\n",
+    );
+    let output = lint(
+        lake.path(),
+        &[
+            "migrations/0002_rename.sql",
+            "migrations/0001_add.sql",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stdout));
+    let changes = json(&output)["changes"].to_string();
+    assert!(changes.contains("loyalty_tier"), "{changes}");
+}
+
+#[test]
+fn a_metadata_file_among_the_proposals_names_no_table_and_needs_metadata() {
+    let lake = lake(false);
+    write(
+        lake.path(),
+        "fieldgate.yaml",
+        &CONFIG.replace("  - schemas/*.yaml\n", "  - proposals/*\n"),
+    );
+    let next = fs::read_to_string(
+        lake.path()
+            .join("warehouse/db/accounts/metadata/v2.metadata.json"),
+    )
+    .unwrap();
+    write(lake.path(), "proposals/next.metadata.json", &next);
+    let output = lint(lake.path(), &["proposals/next.metadata.json"]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains("a metadata file names no table")
+            && stderr.contains("--metadata TABLE proposals/next.metadata.json"),
+        "{stderr}"
+    );
+}
