@@ -10,7 +10,7 @@ source "$GITHUB_ACTION_PATH/action/lib.sh"
 reports=$(mktemp -d "${RUNNER_TEMP:-/tmp}/fieldgate.XXXXXX")
 report="$reports/report.md"
 json="$reports/report.json"
-args=(check --format github --fail-on "$FAIL_ON" --summary "$report" --json "$json")
+args=(check --format github --fail-on "$FAIL_ON" --policy "$POLICY" --summary "$report" --json "$json")
 if [[ -n "$BASE" ]]; then
   args+=(--base "$BASE")
 fi

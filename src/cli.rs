@@ -206,6 +206,19 @@ pub struct CheckArgs {
     /// The lowest severity that fails the run (exit code 1).
     #[arg(long, value_enum, default_value_t = FailOnArg::Error)]
     pub fail_on: FailOnArg,
+
+    /// Whose fieldgate.yaml sets the gate's policy (rule severities and options, compatibility,
+    /// mappings): `base`, the base commit's, so a change cannot relax the gate it is judged by
+    /// (the change's own when the base has none); or `head`, the change's. Tables, proposals,
+    /// dialect and samples come from the change either way.
+    #[arg(long, value_enum, default_value_t = PolicyArg::Base)]
+    pub policy: PolicyArg,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PolicyArg {
+    Base,
+    Head,
 }
 
 #[derive(Debug, Args)]

@@ -1041,3 +1041,33 @@ fn a_report_too_long_for_a_comment_is_cut_with_a_link_to_the_job_summary() {
         "**The report is longer than a comment can hold: the [job summary](https://github.com/octo/lake/actions/runs/42) has all of it.**"
     );
 }
+
+#[test]
+fn the_policy_input_chooses_whose_configuration_decides() {
+    let pr = narrowing_pr("main", "relax");
+    let config = fs::read_to_string(pr.lake_path("fieldgate.yaml")).unwrap();
+    pr.write(
+        "fieldgate.yaml",
+        &config.replace("  missing-doc: warning\n", "  type-narrowing: off\n"),
+    );
+    pr.commit("and turn type-narrowing off");
+    pr.checkout(true);
+    let relaxed = "::warning file=fieldgate.yaml,line=13,endLine=13,col=3,endColumn=17,title=policy-relaxation::";
+    let narrowing = |log: &str| {
+        log.lines().any(|l| {
+            l.starts_with(&format!("::error file={NARROWING},line=2,"))
+                && l.contains(",title=type-narrowing::")
+        })
+    };
+
+    // By default the base's fieldgate.yaml decides, and the relaxation is annotated at its line.
+    let ran = pr.job().run();
+    assert_eq!(ran.failed, Some(("verdict".into(), 1)), "{}", ran.log);
+    assert!(narrowing(&ran.log), "{}", ran.log);
+    assert!(ran.log.contains(relaxed), "{}", ran.log);
+
+    // `policy: head` passes the pull request's own configuration to `check`.
+    let ran = pr.job().input("policy", "head").run();
+    assert!(!narrowing(&ran.log), "{}", ran.log);
+    assert!(ran.log.contains(relaxed), "{}", ran.log);
+}

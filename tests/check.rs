@@ -263,10 +263,11 @@ fn a_narrowing_pr_fails() {
 }
 
 /// Main's history of `orders`: v3 (with `status`), then v4 (pyiceberg dropped `status`), then two
-/// unrelated commits; returns the id of the dropping commit.
-fn lake_where_status_was_dropped(drop_days_ago: i64) -> (Lake, String) {
+/// unrelated commits, with `config` as main's fieldgate.yaml; returns the id of the dropping
+/// commit, with a `pr` branch checked out.
+fn lake_where_status_was_dropped(drop_days_ago: i64, config: &str) -> (Lake, String) {
     let lake = Lake::new();
-    lake.write("fieldgate.yaml", CONFIG);
+    lake.write("fieldgate.yaml", config);
     lake.table("orders", "warehouse/db/orders", 3);
     lake.commit("orders table", drop_days_ago + 20, "Ada");
     lake.table("orders", "warehouse/db/orders", 4);
@@ -301,7 +302,7 @@ fn date_days_ago(days: i64) -> String {
 
 #[test]
 fn reusing_a_name_dropped_three_commits_earlier_names_the_commit_date_and_author() {
-    let (lake, dropped) = lake_where_status_was_dropped(10);
+    let (lake, dropped) = lake_where_status_was_dropped(10, CONFIG);
     lake.write(
         "migrations/0001_status.sql",
         "ALTER TABLE db.orders ADD COLUMN status string COMMENT 'shipping state';\n",
@@ -339,9 +340,8 @@ fn reusing_a_name_dropped_three_commits_earlier_names_the_commit_date_and_author
 
 #[test]
 fn name_reuse_outside_its_window_is_a_warning() {
-    let (lake, dropped) = lake_where_status_was_dropped(45);
-    lake.write(
-        "fieldgate.yaml",
+    let (lake, dropped) = lake_where_status_was_dropped(
+        45,
         &format!("{CONFIG}rules:\n  name-reuse: {{severity: error, window-days: 30}}\n"),
     );
     lake.write(
@@ -1284,4 +1284,189 @@ fn configuration_paths_out_of_the_repository_are_located_errors() {
     let stderr = text(&output.stderr);
     assert_eq!(output.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("is outside the repository"), "{stderr}");
+}
+
+/// The `policy-relaxation` findings of a report: (severity, message, line in fieldgate.yaml).
+fn relaxations(report: &serde_json::Value) -> Vec<(String, String, u64)> {
+    report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["rule"] == "policy-relaxation")
+        .map(|d| {
+            assert_eq!(d["location"]["file"], "fieldgate.yaml", "{d:#}");
+            (
+                d["severity"].as_str().unwrap().to_string(),
+                d["message"].as_str().unwrap().to_string(),
+                d["location"]["line"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_pr_cannot_relax_its_own_gate() {
+    let lake = lake_with_tables();
+    lake.git(&["checkout", "-q", "main"]);
+    lake.write("fieldgate.yaml", &format!("{CONFIG}compatibility: full\n"));
+    lake.commit("full compatibility", 5, "Ada");
+    lake.git(&["checkout", "-q", "-B", "pr"]);
+    lake.write(
+        "fieldgate.yaml",
+        &format!(
+            "{CONFIG}compatibility: backward\nrules:\n  type-narrowing: off\n  policy-relaxation: off\n"
+        ),
+    );
+    lake.write(
+        "migrations/0001_narrow.sql",
+        "ALTER TABLE db.orders ALTER COLUMN total_units TYPE int;\n",
+    );
+    lake.apply("warehouse/db/orders", &["migrations/0001_narrow.sql"]);
+    lake.commit("narrow, with the rule off", 0, "Bob");
+
+    // By default the base's fieldgate.yaml decides: the narrowing is still an error.
+    let (code, report) = lake.check_json();
+    assert_eq!(code, Some(1), "{report:#}");
+    assert!(rules(&report).contains(&"type-narrowing".to_string()));
+    let found = relaxations(&report);
+    let expected = [
+        (
+            "compatibility no longer requires forward for every table",
+            10,
+        ),
+        (
+            "`type-narrowing` is turned off (was error) for every table",
+            12,
+        ),
+        (
+            "`policy-relaxation` is turned off (was warning) for every table",
+            13,
+        ),
+    ];
+    assert_eq!(found.len(), expected.len(), "{found:#?}");
+    for ((severity, message, line), (what, at)) in found.iter().zip(expected) {
+        assert_eq!(severity, "warning", "{message}");
+        assert_eq!(*line, at, "{message}");
+        assert!(
+            message.starts_with(&format!(
+                "fieldgate.yaml relaxes the gate: {what}; this run keeps the base's setting"
+            )),
+            "{message}"
+        );
+    }
+    let human = lake.fieldgate(&["check"]);
+    let out = text(&human.stdout);
+    assert!(
+        out.contains("table(s) touched\npolicy: the base's fieldgate.yaml (the change edits it; its edits apply once merged)\n\n"),
+        "{out}"
+    );
+
+    // `--policy head` trusts the change: the narrowing passes, the relaxations are still shown.
+    let output = lake.fieldgate(&["check", "--policy", "head", "--format", "json"]);
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(output.status.code(), Some(0), "{report:#}");
+    assert!(!rules(&report).contains(&"type-narrowing".to_string()));
+    let found = relaxations(&report);
+    assert_eq!(found.len(), 3, "{found:#?}");
+    assert!(
+        found[0]
+            .1
+            .ends_with("this run judges by it (`--policy head`)"),
+        "{found:#?}"
+    );
+}
+
+#[test]
+fn a_table_entry_removed_by_the_pr_stays_judged_under_the_base_policy() {
+    let lake = lake_with_tables();
+    lake.write(
+        "fieldgate.yaml",
+        "tables:\n  db.events:\n    metadata: warehouse/db/events\n  db.accounts:\n    metadata: warehouse/db/accounts\n    compatibility: full\nproposals:\n  - migrations/**/*.sql\n",
+    );
+    lake.write(
+        "migrations/0001_narrow.sql",
+        "ALTER TABLE db.orders ALTER COLUMN total_units TYPE int;\n",
+    );
+    lake.commit("narrow orders, out of the gate", 0, "Bob");
+    let (code, report) = lake.check_json();
+    assert_eq!(code, Some(1), "{report:#}");
+    assert!(rules(&report).contains(&"type-narrowing".to_string()));
+    let found = relaxations(&report);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert!(
+        found[0]
+            .1
+            .contains("the entry of `db.orders` (line 2 at the base) is removed"),
+        "{found:#?}"
+    );
+    assert_eq!(found[0].2, 1);
+
+    // Judged by the change's file, `db.orders` is no table at all.
+    let output = lake.fieldgate(&["check", "--policy", "head"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        text(&output.stderr).contains("`db.orders` is not a table of fieldgate.yaml"),
+        "{}",
+        text(&output.stderr)
+    );
+}
+
+#[test]
+fn a_stricter_configuration_is_no_relaxation_and_applies_once_merged() {
+    let lake = lake_with_tables();
+    lake.write(
+        "migrations/0001_vip.sql",
+        "ALTER TABLE db.events ADD COLUMN vip_level int;\n",
+    );
+    lake.apply("warehouse/db/events", &["migrations/0001_vip.sql"]);
+    lake.write(
+        "fieldgate.yaml",
+        &format!("{CONFIG}compatibility: full\nrules:\n  missing-doc: error\n"),
+    );
+    lake.commit("vip level", 0, "Bob");
+    let (code, report) = lake.check_json();
+    assert_eq!(code, Some(0), "{report:#}");
+    assert!(relaxations(&report).is_empty(), "{report:#}");
+    assert!(!rules(&report).contains(&"missing-doc".to_string()));
+    let output = lake.fieldgate(&["check", "--policy", "head", "--format", "json"]);
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(output.status.code(), Some(1), "{report:#}");
+    assert!(
+        diagnostics(&report)
+            .iter()
+            .any(|(rule, severity, _)| rule == "missing-doc" && severity == "error"),
+        "{report:#}"
+    );
+}
+
+#[test]
+fn a_pr_that_adds_the_configuration_is_judged_by_it() {
+    let lake = Lake::new();
+    lake.table("orders", "warehouse/db/orders", 5);
+    lake.commit("orders, no gate yet", 10, "Ada");
+    lake.git(&["checkout", "-q", "-b", "pr"]);
+    lake.write(
+        "fieldgate.yaml",
+        "tables:\n  db.orders:\n    metadata: warehouse/db/orders\nproposals: [migrations/*.sql]\nrules:\n  type-narrowing: warning\n",
+    );
+    lake.write(
+        "migrations/0001_narrow.sql",
+        "ALTER TABLE db.orders ALTER COLUMN total_units TYPE int;\n",
+    );
+    lake.apply("warehouse/db/orders", &["migrations/0001_narrow.sql"]);
+    lake.commit("the gate, and a narrowing", 0, "Bob");
+    let output = lake.fieldgate(&["check", "--format", "json"]);
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(output.status.code(), Some(0), "{report:#}");
+    assert!(relaxations(&report).is_empty());
+    let narrowing = diagnostics(&report)
+        .into_iter()
+        .find(|f| f.0 == "type-narrowing")
+        .unwrap_or_else(|| panic!("{report:#}"));
+    assert_eq!(narrowing.1, "warning");
+    let human = text(&lake.fieldgate(&["check"]).stdout);
+    assert!(
+        human.contains("policy: the change's fieldgate.yaml (the base has none)"),
+        "{human}"
+    );
 }

@@ -326,8 +326,58 @@ fn fail_on_warning_changes_the_verdict_and_junit_failures() {
     assert!(
         junit.contains(&format!(
             "<testsuites name=\"fieldgate\" tests=\"{}\" failures=\"1\"",
-            fieldgate::rules::registry().len()
+            // Every rule but `policy-relaxation`, which is judged per run, not per table.
+            fieldgate::rules::registry().len() - 1
         )),
+        "{junit}"
+    );
+    assert!(junit.contains("<failure type=\"warning\""), "{junit}");
+}
+
+#[test]
+fn policy_findings_count_towards_the_verdict_and_have_their_own_junit_suite() {
+    let source = std::sync::Arc::new(fieldgate::change::SourceFile {
+        name: "fieldgate.yaml".into(),
+        text: "rules:\n  type-narrowing: off\n".into(),
+    });
+    let span = fieldgate::change::Span::new(9, 14);
+    let relaxed = Finding {
+        rule: "policy-relaxation",
+        severity: Severity::Warning,
+        message: "fieldgate.yaml relaxes the gate: `type-narrowing` is turned off".into(),
+        table: String::new(),
+        field: None,
+        field_id: None,
+        origin: Some(fieldgate::change::Origin {
+            source,
+            statement: span,
+            focus: span,
+        }),
+        help: None,
+        related: Vec::new(),
+    };
+    let lenient = Run::judged(Vec::new(), Severity::Error).with_policy(vec![relaxed.clone()]);
+    assert!(lenient.passed);
+    assert_eq!(
+        lenient.verdict(),
+        "passed: 0 error(s), 1 warning(s), 0 note(s)"
+    );
+    let junit = render(&lenient, Format::Junit);
+    assert!(
+        junit.contains("<testsuite name=\"policy\" tests=\"1\" failures=\"0\" errors=\"0\" skipped=\"0\">\n    <testcase name=\"policy-relaxation\" classname=\"policy\">\n      <system-out>fieldgate.yaml:2:3: warning:"),
+        "{junit}"
+    );
+    let github = render(&lenient, Format::Github);
+    assert!(
+        github.starts_with("::warning file=fieldgate.yaml,line=2,endLine=2,col=3,endColumn=17,title=policy-relaxation::"),
+        "{github}"
+    );
+
+    let strict = Run::judged(Vec::new(), Severity::Warning).with_policy(vec![relaxed]);
+    assert!(!strict.passed);
+    let junit = render(&strict, Format::Junit);
+    assert!(
+        junit.contains("<testsuites name=\"fieldgate\" tests=\"1\" failures=\"1\""),
         "{junit}"
     );
     assert!(junit.contains("<failure type=\"warning\""), "{junit}");

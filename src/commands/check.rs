@@ -24,6 +24,7 @@ use crate::commands::input::{
 };
 use crate::commands::lint::{locate_related, now_ms, threshold, write_report};
 use crate::commands::pipeline::Judgement;
+use crate::commands::policy::Policy;
 use crate::commands::routing::{Item, is_proposal, parse_all, route, slashed};
 use crate::commands::verification;
 use crate::evolve::evolve;
@@ -59,10 +60,17 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> Result<bool, Failure> {
     let repo = Repo::discover(&cwd)?;
     let root = repo.root().to_path_buf();
     let work_tree = RepoWorkTree::new(&root)?;
-    let (config, config_dir) = load_repo_config(args.config.as_deref(), &cwd, &root)?;
+    let (head, config_dir) = load_repo_config(args.config.as_deref(), &cwd, &root)?;
     let ci_base = env::var("GITHUB_BASE_REF").ok();
     let base = repo.base(args.base.as_deref(), ci_base.as_deref())?;
     let base_files = repo.files_at(base.commit)?;
+    let policy = Policy::load(args.policy, &head, &base_files, &base.info.id)?;
+    let removed = policy.removed_tables(&head);
+    // The tables judged: the change's, and under `--policy base` those whose entry it removes.
+    let mut config = head.clone();
+    config
+        .tables
+        .extend(removed.iter().flat_map(|r| r.tables.iter().cloned()));
 
     let changed = repo.changed_files(base.commit)?;
     let globs = config
@@ -89,14 +97,22 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> Result<bool, Failure> {
         .filter(|(_, items)| items.first().is_some_and(Item::may_create))
         .filter_map(|(table, _)| repo_path(&config_dir, table.metadata.as_deref()?).ok())
         .collect();
-    let locations = config
-        .locations(&config_dir, &|path| {
-            base_files.is_file(path)
-                || base_files.is_dir(path)
-                || root.join(path).exists()
-                || created.iter().any(|c| c == path)
-        })
-        .map_err(|errors| config_failure(&config, errors))?;
+    let exists = |path: &Path| {
+        base_files.is_file(path)
+            || base_files.is_dir(path)
+            || root.join(path).exists()
+            || created.iter().any(|c| c == path)
+    };
+    let mut locations = head
+        .locations(&config_dir, &exists)
+        .map_err(|errors| config_failure(&head, errors))?;
+    if let Some(removed) = &removed {
+        locations.extend(
+            removed
+                .locations(&config_dir, &exists)
+                .map_err(|errors| config_failure(removed, errors))?,
+        );
+    }
 
     let now = now_ms();
     let fail_on = threshold(args.fail_on);
@@ -112,7 +128,8 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> Result<bool, Failure> {
             base_files: &base_files,
             root: &root,
             work_tree: &work_tree,
-            config: &config,
+            policy: &policy,
+            head: &head,
             table,
             path,
             dialect,
@@ -122,7 +139,7 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> Result<bool, Failure> {
             verification::run(&mut judgement, &settings, fail_on, |_| {
                 let sample = table.sample.as_ref();
                 sample
-                    .map(|s| verification::listed(s, &config.source, &config_dir, &root, &root))
+                    .map(|s| verification::listed(s, &table.source, &config_dir, &root, &root))
                     .transpose()
             })?;
             judged.push((judgement, settings));
@@ -133,13 +150,17 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> Result<bool, Failure> {
         .iter()
         .map(|(judgement, settings)| TableRun::new(judgement, settings))
         .collect();
-    let run = Run::judged(tables, fail_on);
+    let run = Run::judged(tables, fail_on).with_policy(policy.findings(&head));
     let write_failed =
         |e: std::io::Error| Failure::Message(format!("cannot write the report: {e}"));
     if args.format == ReportFormatArg::Human {
+        let policy_line = policy
+            .header()
+            .map(|l| format!("{l}\n"))
+            .unwrap_or_default();
         let header = writeln!(
             out,
-            "base: {} (merge base with `{}`, {}); {} proposal file(s); {} of {} table(s) touched\n",
+            "base: {} (merge base with `{}`, {}); {} proposal file(s); {} of {} table(s) touched\n{policy_line}",
             base.info.id,
             base.against,
             base.info.date,
@@ -249,7 +270,9 @@ struct TableAt<'a> {
     base_files: &'a CommitFiles<'a>,
     root: &'a Path,
     work_tree: &'a RepoWorkTree,
-    config: &'a Config,
+    policy: &'a Policy,
+    /// The change's configuration.
+    head: &'a Config,
     table: &'a TableConfig,
     /// The table's metadata file or directory, relative to the root.
     path: &'a Path,
@@ -261,7 +284,7 @@ impl TableAt<'_> {
     /// and compares the committed metadata with the result. `None`: a table new in this change
     /// with no proposal, so there is nothing to judge.
     fn judge(&self, items: &[Item], now: i64) -> Result<Option<(Judgement, Settings)>, Failure> {
-        let mut settings = self.config.settings_for(&self.table.name);
+        let mut settings = self.policy.settings_for(self.head, &self.table.name);
         let today = date_from_unix_days(now.div_euclid(86_400_000));
         let base = self.load_base()?;
         let mut items: Vec<Item> = items.to_vec();
@@ -462,7 +485,7 @@ impl TableAt<'_> {
     /// configuration.
     fn outside(&self, message: String) -> Failure {
         Failure::Located(vec![LocatedError::new(
-            &self.config.source,
+            &self.table.source,
             self.table.metadata_span,
             format!("the metadata of `{}`: {message}", self.table.name),
             Some(

@@ -12,6 +12,7 @@ pub mod lint;
 pub mod lint_routed;
 pub mod man;
 pub mod pipeline;
+pub mod policy;
 pub mod routing;
 pub mod settings;
 pub mod verification;

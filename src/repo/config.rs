@@ -26,6 +26,8 @@ pub struct Config {
     pub proposal_spans: Vec<Span>,
     pub dialect: Option<Dialect>,
     pub compatibility: Option<Compatibility>,
+    /// Where `compatibility` is set.
+    pub compatibility_span: Option<Span>,
     pub rules: Vec<RuleSetting>,
 }
 
@@ -36,9 +38,13 @@ pub struct TableConfig {
     pub metadata: Option<String>,
     pub metadata_span: Span,
     pub mapping: Option<Mapping>,
+    pub mapping_span: Option<Span>,
     pub compatibility: Option<Compatibility>,
+    pub compatibility_span: Option<Span>,
     pub rules: Vec<RuleSetting>,
     pub sample: Option<Sample>,
+    /// The configuration file the entry is written in, where errors about it point.
+    pub source: Source,
 }
 
 /// A table's `sample:`: the data files `apply` and `check` read under the new schema.
@@ -60,6 +66,8 @@ pub enum SampleKind {
 #[derive(Debug, Clone, PartialEq)]
 pub struct RuleSetting {
     pub rule: String,
+    /// The rule's key in the file.
+    pub span: Span,
     /// `Some(None)`: the rule is off; `None`: not set here (the map form with options only).
     pub severity: Option<Option<Severity>>,
     pub options: Vec<RuleOption>,
@@ -110,6 +118,7 @@ impl Config {
             proposal_spans: Vec::new(),
             dialect: None,
             compatibility: None,
+            compatibility_span: None,
             rules: Vec::new(),
         };
         let Some(entries) = root.as_map() else {
@@ -132,7 +141,7 @@ impl Config {
         for entry in entries {
             let value = &entry.value;
             match entry.key.as_str() {
-                "tables" => config.tables = tables(value, &mut errors),
+                "tables" => config.tables = tables(value, &source, &mut errors),
                 "proposals" => {
                     config.proposals = strings(value, "`proposals`", &mut errors);
                     config.proposal_spans = value
@@ -152,7 +161,10 @@ impl Config {
                         &mut errors,
                     )
                 }
-                "compatibility" => config.compatibility = compatibility(value, &mut errors),
+                "compatibility" => {
+                    config.compatibility = compatibility(value, &mut errors);
+                    config.compatibility_span = Some(to_span(value.span));
+                }
                 "rules" => config.rules = rules(value, &mut errors),
                 other => errors.push(unknown_key(
                     entry.key_span,
@@ -174,7 +186,15 @@ impl Config {
 
     /// The settings a table is judged with: table entries over global ones over defaults.
     pub fn settings_for(&self, table: &str) -> Settings {
-        let entry = self.table(table);
+        self.settings_of(self.table(table))
+    }
+
+    /// The settings of a table without an entry of its own: the file's globals over defaults.
+    pub fn global_settings(&self) -> Settings {
+        self.settings_of(None)
+    }
+
+    fn settings_of(&self, entry: Option<&TableConfig>) -> Settings {
         let mut settings = Settings::new(
             entry.and_then(|t| t.mapping).unwrap_or_default(),
             entry
@@ -408,7 +428,7 @@ fn compatibility(node: &YamlNode, errors: &mut Vec<ConfigError>) -> Option<Compa
     enum_value(node, "compatibility", &known, Compatibility::parse, errors)
 }
 
-fn tables(node: &YamlNode, errors: &mut Vec<ConfigError>) -> Vec<TableConfig> {
+fn tables(node: &YamlNode, source: &Source, errors: &mut Vec<ConfigError>) -> Vec<TableConfig> {
     let Some(entries) = node.as_map() else {
         errors.push(error(
             node,
@@ -436,9 +456,12 @@ fn tables(node: &YamlNode, errors: &mut Vec<ConfigError>) -> Vec<TableConfig> {
             metadata: None,
             metadata_span: to_span(entry.key_span),
             mapping: None,
+            mapping_span: None,
             compatibility: None,
+            compatibility_span: None,
             rules: Vec::new(),
             sample: None,
+            source: source.clone(),
         };
         match entry.value.as_map() {
             Some(settings) => {
@@ -455,6 +478,7 @@ fn tables(node: &YamlNode, errors: &mut Vec<ConfigError>) -> Vec<TableConfig> {
                             }
                         },
                         "mapping" => {
+                            table.mapping_span = Some(to_span(value.span));
                             table.mapping = enum_value(
                                 value,
                                 "mapping",
@@ -463,7 +487,10 @@ fn tables(node: &YamlNode, errors: &mut Vec<ConfigError>) -> Vec<TableConfig> {
                                 errors,
                             )
                         }
-                        "compatibility" => table.compatibility = compatibility(value, errors),
+                        "compatibility" => {
+                            table.compatibility = compatibility(value, errors);
+                            table.compatibility_span = Some(to_span(value.span));
+                        }
                         "rules" => table.rules = rules(value, errors),
                         "sample" => table.sample = sample(value, errors),
                         other => errors.push(unknown_key(
@@ -601,6 +628,7 @@ fn rules(node: &YamlNode, errors: &mut Vec<ConfigError>) -> Vec<RuleSetting> {
         };
         out.push(RuleSetting {
             rule: entry.key.clone(),
+            span: to_span(entry.key_span),
             severity,
             options,
         });

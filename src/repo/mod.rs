@@ -5,5 +5,6 @@ pub mod config;
 pub mod git;
 pub mod glob;
 pub mod location;
+pub mod relaxation;
 pub mod sample;
 pub mod work_tree;

@@ -7,8 +7,9 @@
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
+use crate::commands::policy::RULE as POLICY;
 use crate::finding::Finding;
-use crate::report::{INPUT_ERROR, Reporter, Run};
+use crate::report::{INPUT_ERROR, Reporter, Run, sorted_findings};
 
 pub struct Junit;
 
@@ -16,12 +17,14 @@ impl Reporter for Junit {
     fn write(&self, run: &Run<'_>, out: &mut dyn Write) -> io::Result<()> {
         let mut suites = String::new();
         let (mut tests, mut failures, mut errors, mut skipped) = (0, 0, 0, 0);
-        let findings = run.findings();
+        // The policy's findings are about the configuration, not a table: their own suite below.
+        let findings = sorted_findings(run.tables.iter().flat_map(|t| &t.judgement.findings));
         for table in &run.tables {
             let name = &table.judgement.table;
             let mut cases = String::new();
             let (mut t, mut f, mut s) = (0, 0, 0);
-            for (rule, severity) in &table.rules {
+            // The policy is judged once per run, in its own suite below, not per table.
+            for (rule, severity) in table.rules.iter().filter(|(rule, _)| *rule != POLICY) {
                 t += 1;
                 let _ = write!(
                     cases,
@@ -73,6 +76,28 @@ impl Reporter for Junit {
             tests += t;
             failures += f;
             skipped += s;
+        }
+        if let Some(first) = run.policy.first() {
+            let failing = run.policy.iter().any(|x| x.severity >= run.fail_on);
+            let body: Vec<String> = run.policy.iter().map(describe).collect();
+            let body = xml_text(&body.join("\n\n"));
+            let case = if failing {
+                format!(
+                    "<failure type=\"{}\" message=\"{}\">{body}</failure>",
+                    first.severity,
+                    xml(&crate::report::one_line(&first.message))
+                )
+            } else {
+                format!("<system-out>{body}</system-out>")
+            };
+            let f = usize::from(failing);
+            let _ = write!(
+                suites,
+                "  <testsuite name=\"policy\" tests=\"1\" failures=\"{f}\" errors=\"0\" skipped=\"0\">\n    <testcase name=\"{}\" classname=\"policy\">\n      {case}\n    </testcase>\n  </testsuite>\n",
+                first.rule
+            );
+            tests += 1;
+            failures += f;
         }
         let input_errors = run.errors();
         if !input_errors.is_empty() {

@@ -59,6 +59,9 @@ pub fn reporter(format: Format) -> Box<dyn Reporter> {
 /// What a report shows: the tables judged and the verdict, or why nothing could be judged.
 pub struct Run<'a> {
     pub tables: Vec<TableRun<'a>>,
+    /// Findings about the configuration the run judged by rather than about one table
+    /// (`policy-relaxation`).
+    pub policy: Vec<Finding>,
     /// Set when the run could not judge (exit code 2): machine formats report it in-band, so a
     /// consumer always gets a document it can parse.
     pub failure: Option<&'a Failure>,
@@ -95,16 +98,25 @@ impl<'a> Run<'a> {
         let passed = tables.iter().all(|t| t.passes(fail_on));
         Run {
             tables,
+            policy: Vec::new(),
             failure: None,
             passed,
             fail_on,
         }
     }
 
+    /// The run with findings about its configuration, which count towards the verdict.
+    pub fn with_policy(mut self, findings: Vec<Finding>) -> Run<'a> {
+        self.passed &= findings.iter().all(|f| f.severity < self.fail_on);
+        self.policy = findings;
+        self
+    }
+
     /// A run that could not judge anything.
     pub fn failed(failure: &'a Failure, fail_on: Severity) -> Run<'a> {
         Run {
             tables: Vec::new(),
+            policy: Vec::new(),
             failure: Some(failure),
             passed: false,
             fail_on,
@@ -112,8 +124,13 @@ impl<'a> Run<'a> {
     }
 
     /// Every finding of every table, in report order.
-    pub fn findings(&self) -> Vec<&'a Finding> {
-        sorted_findings(self.tables.iter().flat_map(|t| &t.judgement.findings))
+    pub fn findings(&self) -> Vec<&Finding> {
+        sorted_findings(
+            self.tables
+                .iter()
+                .flat_map(|t| &t.judgement.findings)
+                .chain(&self.policy),
+        )
     }
 
     /// Every silenced finding with its reason, in report order.
@@ -131,6 +148,7 @@ impl<'a> Run<'a> {
         self.tables
             .iter()
             .flat_map(|t| &t.judgement.findings)
+            .chain(&self.policy)
             .filter(|f| f.severity == severity)
             .count()
     }

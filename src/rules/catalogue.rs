@@ -64,6 +64,7 @@ pub const FILES: &[(&str, &str)] = catalogue_files![
     "nullability-tightening",
     "partition-source-drop",
     "partition-source-promotion",
+    "policy-relaxation",
     "position-shift",
     "reader-cache-refresh",
     "reader-verification",

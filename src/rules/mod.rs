@@ -115,6 +115,7 @@ pub fn registry() -> &'static [&'static dyn Rule] {
         &nullability_tightening::NullabilityTightening,
         &partition_source_drop::PartitionSourceDrop,
         &partition_source_promotion::PartitionSourcePromotion,
+        &JudgedElsewhere("policy-relaxation"),
         &position_shift::PositionShift,
         &reader_cache_refresh::ReaderCacheRefresh,
         &JudgedElsewhere("reader-verification"),

@@ -1,0 +1,375 @@
+//! What a change to `fieldgate.yaml` does to the gate: every way the changed configuration judges
+//! more leniently than the base's, each located in the changed file. `check` reports them
+//! (`policy-relaxation`), so a reviewer sees a pull request that loosens the gate it is judged by.
+//!
+//! Settings are compared as tables are judged with them (a table's entry over the globals over
+//! the defaults). A global change is reported once, at the global key; a table's own entry is
+//! reported at that entry, and only where the entry, not the globals, makes the difference.
+
+use crate::change::Span;
+use crate::finding::{Severity, line_col};
+use crate::judge::Settings;
+use crate::repo::config::{Config, RuleOption, RuleSetting, SampleKind, TableConfig};
+use crate::rules::{Compatibility, Mapping, registry};
+
+/// One way the changed configuration is more lenient than the base's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Relaxation {
+    /// Where in the changed file; `None` when what relaxes the gate is a removal with nothing
+    /// left to point at but the file.
+    pub span: Option<Span>,
+    /// The table it concerns; `None` for a global setting.
+    pub table: Option<String>,
+    pub message: String,
+}
+
+/// Every relaxation from `base` to `head`, globals first, then tables in the base's order.
+pub fn relaxations(base: &Config, head: &Config) -> Vec<Relaxation> {
+    let mut out = Vec::new();
+    let scope = "for every table";
+    let global = |span: Option<Span>, message: String| Relaxation {
+        span,
+        table: None,
+        message,
+    };
+    let (b, h) = (base.global_settings(), head.global_settings());
+    if let Some(lost) = weakened(b.compatibility, h.compatibility) {
+        out.push(global(
+            head.compatibility_span,
+            format!("compatibility no longer requires {lost} {scope}"),
+        ));
+    }
+    // A rule neither file sets can still change severity with the compatibility mode
+    // (`reader-cache-refresh`): that is the mode's change, reported above.
+    for item in rule_items(&b, &h) {
+        let span = item.set_in(&head.rules);
+        if span.is_none() && item.set_in(&base.rules).is_none() {
+            continue;
+        }
+        out.push(global(span, format!("{} {scope}", item.message)));
+    }
+    for entry in &base.tables {
+        match head.table(&entry.name) {
+            Some(now) => out.extend(table_relaxations(base, head, entry, now)),
+            None => out.push(Relaxation {
+                span: None,
+                table: Some(entry.name.clone()),
+                message: format!(
+                    "the entry of `{}` (line {} at the base) is removed: its changes are no longer judged",
+                    entry.name,
+                    line_col(&entry.source.text, entry.name_span.offset).0
+                ),
+            }),
+        }
+    }
+    out
+}
+
+fn table_relaxations(
+    base: &Config,
+    head: &Config,
+    was: &TableConfig,
+    now: &TableConfig,
+) -> Vec<Relaxation> {
+    let name = &was.name;
+    let (b, h) = (base.settings_for(name), head.settings_for(name));
+    let mut out = Vec::new();
+    let mut push = |span: Span, message: String| {
+        out.push(Relaxation {
+            span: Some(span),
+            table: Some(name.clone()),
+            message: format!("{message} for `{name}`"),
+        })
+    };
+    // Where the table's entry is involved: it sets the item now, or set it at the base (its
+    // override is gone); otherwise the difference is global and reported there.
+    let own = |set_now: Option<Span>, set_before: bool| match set_now {
+        Some(span) => Some(span),
+        None if set_before => Some(now.name_span),
+        None => None,
+    };
+    if let Some(lost) = weakened(b.compatibility, h.compatibility)
+        && let Some(span) = own(now.compatibility_span, was.compatibility.is_some())
+    {
+        push(span, format!("compatibility no longer requires {lost}"));
+    }
+    if b.mapping != Mapping::FieldId
+        && h.mapping != b.mapping
+        && let Some(span) = own(now.mapping_span, was.mapping.is_some())
+    {
+        push(
+            span,
+            format!(
+                "`mapping` changes from `{}` to `{}`: the rules that protect readers matching columns by {} no longer run",
+                b.mapping, h.mapping, b.mapping
+            ),
+        );
+    }
+    for item in rule_items(&b, &h) {
+        let set_before = item.set_in(&was.rules).is_some();
+        if let Some(span) = own(item.set_in(&now.rules), set_before) {
+            push(span, item.message);
+        }
+    }
+    if let Some(lost) = sample_lost(was, now) {
+        push(now.sample.as_ref().map_or(now.name_span, |s| s.span), lost);
+    }
+    out
+}
+
+/// What a rule setting loosened: its severity or one of its options.
+struct RuleItem {
+    rule: &'static str,
+    what: Part,
+    message: String,
+}
+
+#[derive(Clone, Copy)]
+enum Part {
+    Severity,
+    WindowDays,
+    RequireDeprecationDays,
+}
+
+impl RuleItem {
+    /// Whether `rules` (a file's globals or a table's) sets what this item loosened.
+    fn set_in(&self, rules: &[RuleSetting]) -> Option<Span> {
+        rules
+            .iter()
+            .find(|r| {
+                r.rule == self.rule
+                    && match self.what {
+                        Part::Severity => r.severity.is_some(),
+                        Part::WindowDays => r
+                            .options
+                            .iter()
+                            .any(|o| matches!(o, RuleOption::WindowDays(_))),
+                        Part::RequireDeprecationDays => r
+                            .options
+                            .iter()
+                            .any(|o| matches!(o, RuleOption::RequireDeprecationDays(_))),
+                    }
+            })
+            .map(|r| r.span)
+    }
+}
+
+fn rule_items(base: &Settings, head: &Settings) -> Vec<RuleItem> {
+    let mut out = Vec::new();
+    for rule in registry().iter().map(|r| r.name()) {
+        let (was, now) = (base.severity(rule), head.severity(rule));
+        if now < was {
+            out.push(RuleItem {
+                rule,
+                what: Part::Severity,
+                message: match now {
+                    None => format!("`{rule}` is turned off (was {})", severity_name(was)),
+                    Some(_) => format!(
+                        "`{rule}` is lowered from {} to {}",
+                        severity_name(was),
+                        severity_name(now)
+                    ),
+                },
+            });
+        }
+    }
+    let (b, h) = (&base.options, &head.options);
+    match (b.name_reuse_window_days, h.name_reuse_window_days) {
+        (was, Some(now)) if was.is_none_or(|was| now < was) => out.push(RuleItem {
+            rule: "name-reuse",
+            what: Part::WindowDays,
+            message: format!(
+                "`name-reuse` window-days is {now}{}: reusing a name dropped longer ago is only a warning",
+                was.map(|d| format!(" (was {d})")).unwrap_or_default()
+            ),
+        }),
+        _ => {}
+    }
+    match (b.require_deprecation_days, h.require_deprecation_days) {
+        (Some(was), now) if now.is_none_or(|now| now < was) => out.push(RuleItem {
+            rule: "column-drop",
+            what: Part::RequireDeprecationDays,
+            message: match now {
+                Some(now) => {
+                    format!("`column-drop` require-deprecation-days is lowered from {was} to {now}")
+                }
+                None => format!(
+                    "`column-drop` no longer requires a deprecation period (was {was} days)"
+                ),
+            },
+        }),
+        _ => {}
+    }
+    out
+}
+
+/// The guarantees `was` gives that `now` does not, as the mode's words.
+fn weakened(was: Compatibility, now: Compatibility) -> Option<String> {
+    let lost: Vec<&str> = [
+        (was.backward && !now.backward, "backward"),
+        (was.forward && !now.forward, "forward"),
+        (was.transitive && !now.transitive, "transitive"),
+    ]
+    .into_iter()
+    .filter_map(|(lost, word)| lost.then_some(word))
+    .collect();
+    (!lost.is_empty()).then(|| lost.join(" and "))
+}
+
+/// Reader verification the base ran that the change drops or shrinks.
+fn sample_lost(was: &TableConfig, now: &TableConfig) -> Option<String> {
+    let was = &was.sample.as_ref()?.kind;
+    match (was, now.sample.as_ref().map(|s| &s.kind)) {
+        (_, None) => Some("`sample` is removed: no data file is read under the new schema".into()),
+        (SampleKind::Count(was), Some(SampleKind::Count(now))) if now < was => Some(format!(
+            "`sample` reads {now} data file(s) instead of {was}"
+        )),
+        _ => None,
+    }
+}
+
+fn severity_name(severity: Option<Severity>) -> &'static str {
+    severity.map_or("off", Severity::as_str)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::change::SourceFile;
+
+    fn config(text: &str) -> Config {
+        Config::parse(Arc::new(SourceFile {
+            name: "fieldgate.yaml".into(),
+            text: text.into(),
+        }))
+        .unwrap()
+    }
+
+    /// Each relaxation as (the text it points at, its table, its message).
+    fn found(base: &str, head: &str) -> Vec<(String, Option<String>, String)> {
+        relaxations(&config(base), &config(head))
+            .into_iter()
+            .map(|r| {
+                let at = r
+                    .span
+                    .map_or(String::new(), |s| head[s.offset..s.end()].into());
+                (at, r.table, r.message)
+            })
+            .collect()
+    }
+
+    const TABLES: &str = "tables:\n  db.a:\n    metadata: a\n    compatibility: full\n    mapping: name\n    sample: 3\n    rules: {column-rename: error}\n  db.b:\n    metadata: b\n    rules:\n      column-drop: {require-deprecation-days: 30}\n";
+
+    #[test]
+    fn a_table_entry_s_relaxations_point_at_the_entry() {
+        let head = "tables:\n  db.a:\n    metadata: a\n    compatibility: backward\n    mapping: field-id\n    sample: 1\n    rules: {column-rename: note}\n  db.b:\n    metadata: b\n    rules:\n      column-drop: {require-deprecation-days: 7}\n      name-reuse: {window-days: 10}\n";
+        let table = |name: &str| Some(name.to_string());
+        assert_eq!(
+            found(TABLES, head),
+            [
+                (
+                    "backward".into(),
+                    table("db.a"),
+                    "compatibility no longer requires forward for `db.a`".into()
+                ),
+                (
+                    "field-id".into(),
+                    table("db.a"),
+                    "`mapping` changes from `name` to `field-id`: the rules that protect readers matching columns by name no longer run for `db.a`".into()
+                ),
+                (
+                    "column-rename".into(),
+                    table("db.a"),
+                    "`column-rename` is lowered from error to note for `db.a`".into()
+                ),
+                (
+                    "1".into(),
+                    table("db.a"),
+                    "`sample` reads 1 data file(s) instead of 3 for `db.a`".into()
+                ),
+                (
+                    "name-reuse".into(),
+                    table("db.b"),
+                    "`name-reuse` window-days is 10: reusing a name dropped longer ago is only a warning for `db.b`".into()
+                ),
+                (
+                    "column-drop".into(),
+                    table("db.b"),
+                    "`column-drop` require-deprecation-days is lowered from 30 to 7 for `db.b`".into()
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn removed_overrides_point_at_the_table_and_removed_tables_at_nothing() {
+        let head = "tables:\n  db.a:\n    metadata: a\n";
+        let found = found(TABLES, head);
+        let messages: Vec<(&str, &str)> = found
+            .iter()
+            .map(|(at, _, message)| (at.as_str(), message.as_str()))
+            .collect();
+        assert_eq!(
+            messages,
+            [
+                (
+                    "db.a",
+                    "compatibility no longer requires forward for `db.a`"
+                ),
+                (
+                    "db.a",
+                    "`mapping` changes from `name` to `field-id`: the rules that protect readers matching columns by name no longer run for `db.a`"
+                ),
+                (
+                    "db.a",
+                    "`column-rename` is lowered from error to warning for `db.a`"
+                ),
+                (
+                    "db.a",
+                    "`sample` is removed: no data file is read under the new schema for `db.a`"
+                ),
+                (
+                    "",
+                    "the entry of `db.b` (line 8 at the base) is removed: its changes are no longer judged"
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn global_changes_are_reported_once_and_stricter_ones_not_at_all() {
+        let base = format!("{TABLES}compatibility: full\nrules:\n  column-drop: error\n");
+        let head = format!("{TABLES}compatibility: backward\nrules:\n  column-drop: off\n");
+        let found = found(&base, &head);
+        let messages: Vec<(&str, Option<&str>, &str)> = found
+            .iter()
+            .map(|(at, table, message)| (at.as_str(), table.as_deref(), message.as_str()))
+            .collect();
+        assert_eq!(
+            messages,
+            [
+                (
+                    "backward",
+                    None,
+                    "compatibility no longer requires forward for every table"
+                ),
+                (
+                    "column-drop",
+                    None,
+                    "`column-drop` is turned off (was error) for every table"
+                ),
+            ]
+        );
+
+        let stricter =
+            format!("{TABLES}compatibility: full-transitive\nrules:\n  missing-doc: error\n");
+        assert_eq!(found_count(TABLES, &stricter), 0);
+        assert_eq!(found_count(TABLES, TABLES), 0);
+    }
+
+    fn found_count(base: &str, head: &str) -> usize {
+        relaxations(&config(base), &config(head)).len()
+    }
+}
