@@ -1470,3 +1470,60 @@ fn a_pr_that_adds_the_configuration_is_judged_by_it() {
         "{human}"
     );
 }
+
+#[test]
+fn metadata_pyiceberg_committed_is_no_drift_though_it_drops_nameless_mapping_entries() {
+    // pyiceberg's own commit of the migration (tests/interop/make_fixtures.py): the mapping entry
+    // that lost `nickname` to the new field is removed, where Java and `apply` keep it nameless.
+    let case = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/cases/name_mapping_drop_and_readd");
+    let read = |name: &str| fs::read_to_string(case.join(name)).unwrap();
+    let committed: serde_json::Value =
+        serde_json::from_str(&read("expected.metadata.json")).unwrap();
+    let mapping = committed["properties"]["schema.name-mapping.default"]
+        .as_str()
+        .unwrap();
+    assert!(!mapping.contains("\"field-id\":4"), "{mapping}");
+
+    let lake = Lake::new();
+    lake.write(
+        "fieldgate.yaml",
+        "tables:\n  db.users:\n    metadata: warehouse/db/users\nproposals: [migrations/*.sql]\nrules:\n  name-reuse: warning\n",
+    );
+    let table = "warehouse/db/users/metadata";
+    lake.write(
+        &format!("{table}/v1.metadata.json"),
+        &read("base.metadata.json"),
+    );
+    lake.write(&format!("{table}/version-hint.text"), "1\n");
+    lake.commit("users", 3, "Ada");
+    lake.git(&["checkout", "-q", "-b", "pr"]);
+    lake.write("migrations/0001_nickname.sql", &read("change.sql"));
+    lake.write(
+        &format!("{table}/v2.metadata.json"),
+        &read("expected.metadata.json"),
+    );
+    lake.write(&format!("{table}/version-hint.text"), "2\n");
+    lake.commit("nickname again, committed by pyiceberg", 0, "Bob");
+    let (code, report) = lake.check_json();
+    assert_eq!(code, Some(0), "{report:#}");
+    assert!(
+        !rules(&report).contains(&"metadata-drift".to_string()),
+        "{report:#}"
+    );
+
+    // A mapping that sends the name to the dropped field's id is still drift.
+    let moved = read("expected.metadata.json").replace(
+        r#"{\"names\":[\"nickname\"],\"field-id\":5}"#,
+        r#"{\"names\":[\"nickname\"],\"field-id\":4}"#,
+    );
+    assert_ne!(moved, read("expected.metadata.json"));
+    lake.write(&format!("{table}/v2.metadata.json"), &moved);
+    let (code, report) = lake.check_json();
+    assert_eq!(code, Some(1), "{report:#}");
+    let drift = diagnostics(&report)
+        .into_iter()
+        .find(|f| f.0 == "metadata-drift")
+        .unwrap_or_else(|| panic!("{report:#}"));
+    assert!(drift.2.contains("the name mapping"), "{}", drift.2);
+}

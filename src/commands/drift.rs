@@ -26,7 +26,17 @@ pub fn same_schema_state(a: &TableMetadata, b: &TableMetadata) -> bool {
     a.current_schema_id == b.current_schema_id
         && a.last_column_id == b.last_column_id
         && a.schemas == b.schemas
-        && a.name_mapping == b.name_mapping
+        && same_mapping(a, b)
+}
+
+/// The name mappings agree on every name (see [`crate::iceberg::name_mapping::NameMapping::same_meaning`]): metadata written
+/// by PyIceberg, which drops entries left without names, is no drift from `apply`'s, which keeps
+/// them as Java does.
+fn same_mapping(a: &TableMetadata, b: &TableMetadata) -> bool {
+    match (&a.name_mapping, &b.name_mapping) {
+        (Some(a), Some(b)) => a.same_meaning(b),
+        (a, b) => a == b,
+    }
 }
 
 /// Compares the committed metadata with the expected one, `base` evolved by `statements`.
@@ -153,7 +163,7 @@ pub fn differences(expected: &TableMetadata, committed: &TableMetadata) -> Vec<S
                 ));
             }
         }
-        if expected.name_mapping != committed.name_mapping {
+        if !same_mapping(expected, committed) {
             out.push("the name mapping (`schema.name-mapping.default`) differs".into());
         }
     }
@@ -223,6 +233,47 @@ mod tests {
             Some(Drift::Differs(vec![
                 "`name` (field id 2) is named `full_name` in the metadata".into(),
                 "`b` (field id 4) is missing from the metadata".into(),
+            ]))
+        );
+    }
+
+    #[test]
+    fn a_mapping_without_nameless_entries_is_no_drift_but_a_moved_name_is() {
+        let text = r#"{"format-version":2,"location":"/t","last-updated-ms":0,"last-column-id":2,"current-schema-id":0,
+            "properties":{"schema.name-mapping.default":"[{\"field-id\":1,\"names\":[\"id\"]},{\"field-id\":2,\"names\":[\"name\"]}]"},
+            "schemas":[{"type":"struct","schema-id":0,"fields":[{"id":1,"name":"id","required":true,"type":"long"},{"id":2,"name":"name","required":false,"type":"string"}]}]}"#;
+        let base = TableMetadata::from_json(&crate::json::parse(text).unwrap()).unwrap();
+        let parsed =
+            statements("ALTER TABLE t DROP COLUMN name; ALTER TABLE t ADD COLUMN name string;");
+        let all: Vec<&Statement> = parsed.iter().collect();
+        let expected = evolved(&base, &all);
+        let ids = |m: &TableMetadata| -> Vec<(Option<i32>, Vec<String>)> {
+            let mapping = m.name_mapping.as_ref().unwrap();
+            mapping
+                .fields
+                .iter()
+                .map(|f| (f.field_id, f.names.clone()))
+                .collect()
+        };
+        // As Java: the old entry stays, without its name.
+        assert_eq!(ids(&expected)[1], (Some(2), Vec::new()));
+
+        // As PyIceberg writes it: the nameless entry dropped.
+        let mut pyiceberg = expected.clone();
+        if let Some(mapping) = pyiceberg.name_mapping.as_mut() {
+            mapping.fields.retain(|f| !f.names.is_empty());
+        }
+        assert_eq!(compare(&base, &all, &expected, &pyiceberg), None);
+
+        // The name left on the dropped field's id: readers would feed old values to the new column.
+        let mut moved = pyiceberg.clone();
+        if let Some(mapping) = moved.name_mapping.as_mut() {
+            mapping.fields[1].field_id = Some(2);
+        }
+        assert_eq!(
+            compare(&base, &all, &expected, &moved),
+            Some(Drift::Differs(vec![
+                "the name mapping (`schema.name-mapping.default`) differs".into()
             ]))
         );
     }

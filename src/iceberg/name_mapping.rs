@@ -3,6 +3,7 @@
 //! does: a rename adds the new name and keeps the old one as an alias; an added field gets an
 //! entry, and its name is taken away from any sibling entry that had it (the name now means the
 //! new field). Entries left without names are kept, as Java keeps them; PyIceberg drops them.
+//! Such an entry matches no column, so [`NameMapping::same_meaning`] treats both as equal.
 
 use serde_json::{Map, Value as JsonValue};
 
@@ -69,6 +70,14 @@ impl NameMapping {
         value.to_string()
     }
 
+    /// Whether two mappings resolve every column name of every file to the same field id: equal
+    /// once entries without names are left out (with what is under them, which only a name
+    /// could reach), whatever the writer's key order. Java keeps such entries and PyIceberg
+    /// drops them, so metadata from either writer means the same.
+    pub fn same_meaning(&self, other: &NameMapping) -> bool {
+        named(&self.fields) == named(&other.fields)
+    }
+
     /// A rename of field `id` to `new_name`: the new name joins the old ones.
     pub fn rename(&mut self, id: FieldId, new_name: &str) {
         if let Some(entry) = find_mut(&mut self.fields, id)
@@ -97,6 +106,19 @@ impl NameMapping {
             fields: children_of(&field.field_type),
         });
     }
+}
+
+/// `fields` without the entries no name can reach, at every depth.
+fn named(fields: &[MappedField]) -> Vec<MappedField> {
+    fields
+        .iter()
+        .filter(|f| !f.names.is_empty())
+        .map(|f| MappedField {
+            field_id: f.field_id,
+            names: f.names.clone(),
+            fields: named(&f.fields),
+        })
+        .collect()
 }
 
 fn children_of(field_type: &Type) -> Vec<MappedField> {
@@ -227,5 +249,23 @@ mod tests {
             m.to_json_string(),
             r#"[{"field-id":1,"names":["id"]},{"field-id":2,"names":[]},{"field-id":4,"names":["data"],"fields":[{"field-id":5,"names":["x"]}]}]"#
         );
+    }
+
+    #[test]
+    fn entries_without_names_do_not_change_the_meaning() {
+        // What Java keeps after a name moved to a new field, and what PyIceberg writes.
+        let java = mapping(
+            r#"[{"field-id":1,"names":["id"]},{"field-id":2,"names":[],"fields":[{"field-id":3,"names":["x"]}]},{"field-id":4,"names":["data"]}]"#,
+        );
+        let pyiceberg =
+            mapping(r#"[{"names":["id"],"field-id":1},{"names":["data"],"field-id":4}]"#);
+        assert!(java.same_meaning(&pyiceberg) && pyiceberg.same_meaning(&java));
+        // A name that resolves to another id is a different mapping.
+        let moved = mapping(r#"[{"field-id":1,"names":["id"]},{"field-id":2,"names":["data"]}]"#);
+        assert!(!java.same_meaning(&moved));
+        let nested = mapping(
+            r#"[{"field-id":1,"names":["id"]},{"field-id":4,"names":["data"],"fields":[{"field-id":5,"names":[]}]}]"#,
+        );
+        assert!(nested.same_meaning(&pyiceberg));
     }
 }
