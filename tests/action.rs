@@ -22,13 +22,8 @@ use std::process::{Command, Output};
 use fieldgate::yaml::{YamlNode, YamlValue, parse};
 use serde_json::{Value, json};
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+mod common;
+use common::{copy_dir, root, text};
 
 const MARKER: &str = "<!-- fieldgate-report -->";
 
@@ -390,19 +385,6 @@ impl PullRequest {
             gh: None,
             base_ref: Some(self.base.clone()),
             stop_after: None,
-        }
-    }
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            fs::copy(entry.path(), target).unwrap();
         }
     }
 }

@@ -44,6 +44,9 @@ use fieldgate::iceberg::schema::{Field, FieldInfo, MemberKind, Schema};
 use fieldgate::iceberg::types::{FieldId, ListType, MapType, PrimitiveType, StructType, Type};
 use proptest::prelude::*;
 
+mod common;
+use common::{one_schema_table, prim};
+
 const NAMES: [&str; 8] = ["a", "b", "qty", "price", "phone", "city", "zip", "tags"];
 
 #[derive(Debug, Clone)]
@@ -91,10 +94,6 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (any::<usize>(), proptest::option::of(0u8..3)).prop_map(|(pick, doc)| Op::Doc { pick, doc }),
         1 => (any::<usize>(), position).prop_map(|(pick, position)| Op::Move { pick, position }),
     ]
-}
-
-fn prim(p: PrimitiveType) -> Type {
-    Type::Primitive(p)
 }
 
 fn new_type(kind: u8) -> Type {
@@ -177,26 +176,7 @@ fn base() -> (String, TableMetadata) {
             }),
         ),
     ];
-    let metadata = TableMetadata {
-        format_version: 2,
-        location: "/t".into(),
-        last_column_id: 13,
-        last_updated_ms: 0,
-        current_schema_id: 0,
-        schemas: vec![Schema {
-            schema_id: 0,
-            identifier_field_ids: vec![1],
-            fields,
-        }],
-        partition_specs: Vec::new(),
-        default_spec_id: 0,
-        sort_orders: Vec::new(),
-        default_sort_order_id: 0,
-        properties: Vec::new(),
-        name_mapping: None,
-        snapshots: Vec::new(),
-        current_snapshot_id: None,
-    };
+    let metadata = one_schema_table(fields, 13);
     let text = render_new_table(&metadata, "6f0a7c52-0000-4000-8000-000000000001");
     let root = fieldgate::json::parse(&text).unwrap();
     let read = TableMetadata::from_json(&root).unwrap();

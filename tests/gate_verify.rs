@@ -5,27 +5,16 @@
 //! (`tests/interop/make_fixtures.py`).
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 use serde_json::Value;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+mod common;
+use common::{copy_dir, fieldgate_in, root, text};
 
 fn fieldgate(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_fieldgate"))
-        .args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .env_remove("GITHUB_BASE_REF")
-        .output()
-        .expect("fieldgate runs")
+    fieldgate_in(dir, args, &[])
 }
 
 fn json(out: &Output) -> Value {
@@ -36,19 +25,6 @@ fn json(out: &Output) -> Value {
             text(&out.stderr)
         )
     })
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            fs::copy(entry.path(), target).unwrap();
-        }
-    }
 }
 
 /// A copy of `examples/lake`, whose fieldgate.yaml names each table's data files as its sample.

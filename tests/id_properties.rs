@@ -14,6 +14,9 @@ use fieldgate::iceberg::schema::{Field, Schema};
 use fieldgate::iceberg::types::{FieldId, ListType, PrimitiveType, StructType, Type};
 use proptest::prelude::*;
 
+mod common;
+use common::{one_schema_table, prim};
+
 const NAMES: [&str; 6] = ["a", "b", "c", "status", "phone", "amount"];
 
 #[derive(Debug, Clone)]
@@ -53,10 +56,6 @@ fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
-fn prim(p: PrimitiveType) -> Type {
-    Type::Primitive(p)
-}
-
 fn new_type(nested: u8) -> Type {
     match nested {
         0 => prim(PrimitiveType::Int),
@@ -81,26 +80,7 @@ fn base() -> TableMetadata {
         Field::new(1, "id", true, prim(PrimitiveType::Long)),
         Field::new(2, "phone", false, prim(PrimitiveType::String)),
     ];
-    TableMetadata {
-        format_version: 2,
-        location: "/t".into(),
-        last_column_id: 2,
-        last_updated_ms: 0,
-        current_schema_id: 0,
-        schemas: vec![Schema {
-            schema_id: 0,
-            identifier_field_ids: vec![1],
-            fields,
-        }],
-        partition_specs: Vec::new(),
-        default_spec_id: 0,
-        sort_orders: Vec::new(),
-        default_sort_order_id: 0,
-        properties: Vec::new(),
-        name_mapping: None,
-        snapshots: Vec::new(),
-        current_snapshot_id: None,
-    }
+    one_schema_table(fields, 2)
 }
 
 /// Turns an abstract op into a change against the table's current top-level fields.
