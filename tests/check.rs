@@ -1469,3 +1469,30 @@ fn metadata_pyiceberg_committed_is_no_drift_though_it_drops_nameless_mapping_ent
         .unwrap_or_else(|| panic!("{report:#}"));
     assert!(drift.2.contains("the name mapping"), "{}", drift.2);
 }
+
+#[test]
+fn a_migration_hidden_from_the_proposals_globs_is_still_judged() {
+    let lake = lake_with_tables();
+    lake.write(
+        "fieldgate.yaml",
+        &CONFIG.replace("migrations/**/*.sql", "reviewed/*.sql"),
+    );
+    lake.write_narrowing();
+    lake.commit("narrow, outside the globs", 0, "Bob");
+    let (code, report) = lake.check_json();
+    assert_eq!(code, Some(1), "{report:#}");
+    assert!(rules(&report).contains(&"type-narrowing".to_string()));
+    let found = relaxations(&report);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert!(
+        found[0]
+            .1
+            .contains("`proposals` no longer lists `migrations/**/*.sql` (line 9 at the base)"),
+        "{found:#?}"
+    );
+
+    let output = lake.fieldgate(&["check", "--policy", "head", "--format", "json"]);
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(output.status.code(), Some(0), "{report:#}");
+    assert_eq!(rules(&report), ["policy-relaxation"]);
+}

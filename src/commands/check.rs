@@ -65,17 +65,24 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> Result<bool, Failure> {
     let base = repo.base(args.base.as_deref(), ci_base.as_deref())?;
     let base_files = repo.files_at(base.commit)?;
     let policy = Policy::load(args.policy, &head, &base_files, &base.info.id)?;
-    let removed = policy.removed_tables(&head);
+    let dropped = policy.dropped(&head);
     // The tables judged: the change's, and under `--policy base` those whose entry it removes.
     let mut config = head.clone();
     config
         .tables
-        .extend(removed.iter().flat_map(|r| r.tables.iter().cloned()));
+        .extend(dropped.iter().flat_map(|r| r.tables.iter().cloned()));
 
     let changed = repo.changed_files(base.commit)?;
-    let globs = config
+    let mut globs = head
         .proposal_globs(&config_dir)
-        .map_err(|errors| config_failure(&config, errors))?;
+        .map_err(|errors| config_failure(&head, errors))?;
+    if let Some(dropped) = &dropped {
+        globs.extend(
+            dropped
+                .proposal_globs(&config_dir)
+                .map_err(|errors| config_failure(dropped, errors))?,
+        );
+    }
     let table_paths: Vec<PathBuf> = config
         .tables
         .iter()
@@ -106,11 +113,11 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> Result<bool, Failure> {
     let mut locations = head
         .locations(&config_dir, &exists)
         .map_err(|errors| config_failure(&head, errors))?;
-    if let Some(removed) = &removed {
+    if let Some(dropped) = &dropped {
         locations.extend(
-            removed
+            dropped
                 .locations(&config_dir, &exists)
-                .map_err(|errors| config_failure(removed, errors))?,
+                .map_err(|errors| config_failure(dropped, errors))?,
         );
     }
 

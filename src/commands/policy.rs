@@ -89,16 +89,25 @@ impl Policy {
         self.deciding(head).settings_for(table)
     }
 
-    /// The base's entries for tables the change's configuration no longer lists, which `--policy
-    /// base` still judges (as a configuration of their own, so errors point at the base's file).
-    pub fn removed_tables(&self, head: &Config) -> Option<Config> {
+    /// What the base's configuration lists and the change's no longer does, which `--policy base`
+    /// keeps: tables (still judged, with the base's entry) and `proposals` globs (files they match
+    /// are still proposals). A configuration of its own, so errors point at the base's file.
+    pub fn dropped(&self, head: &Config) -> Option<Config> {
         let base = self
             .base
             .as_ref()
             .filter(|_| self.mode == PolicyArg::Base)?;
-        let mut removed = base.clone();
-        removed.tables.retain(|t| head.table(&t.name).is_none());
-        (!removed.tables.is_empty()).then_some(removed)
+        let mut dropped = base.clone();
+        dropped.tables.retain(|t| head.table(&t.name).is_none());
+        let (proposals, spans) = base
+            .proposals
+            .iter()
+            .zip(&base.proposal_spans)
+            .filter(|(glob, _)| !head.proposals.contains(glob))
+            .map(|(glob, span)| (glob.clone(), *span))
+            .unzip();
+        (dropped.proposals, dropped.proposal_spans) = (proposals, spans);
+        (!dropped.tables.is_empty() || !dropped.proposals.is_empty()).then_some(dropped)
     }
 
     /// A `policy-relaxation` finding for each way the change's configuration is more lenient

@@ -48,6 +48,17 @@ pub fn relaxations(base: &Config, head: &Config) -> Vec<Relaxation> {
         }
         out.push(global(span, format!("{} {scope}", item.message)));
     }
+    for (glob, span) in base.proposals.iter().zip(&base.proposal_spans) {
+        if !head.proposals.contains(glob) {
+            out.push(global(
+                None,
+                format!(
+                    "`proposals` no longer lists `{glob}` (line {} at the base): the files it matches are not judged",
+                    line_col(&base.source.text, span.offset).0
+                ),
+            ));
+        }
+    }
     for entry in &base.tables {
         match head.table(&entry.name) {
             Some(now) => out.extend(table_relaxations(base, head, entry, now)),
