@@ -99,6 +99,16 @@ fn table_relaxations(
         None if set_before => Some(now.name_span),
         None => None,
     };
+    if let (Some(from), Some(to)) = (&was.metadata, &now.metadata)
+        && from != to
+    {
+        push(
+            now.metadata_span,
+            format!(
+                "`metadata` moves from `{from}` to `{to}`: the change is judged against what `{to}` held at the base, not the table's history"
+            ),
+        );
+    }
     if let Some(lost) = weakened(b.compatibility, h.compatibility)
         && let Some(span) = own(now.compatibility_span, was.compatibility.is_some())
     {
@@ -353,8 +363,8 @@ mod tests {
     fn global_changes_are_reported_once_and_stricter_ones_not_at_all() {
         let base = format!("{TABLES}compatibility: full\nrules:\n  column-drop: error\n");
         let head = format!("{TABLES}compatibility: backward\nrules:\n  column-drop: off\n");
-        let found = found(&base, &head);
-        let messages: Vec<(&str, Option<&str>, &str)> = found
+        let reported = found(&base, &head);
+        let messages: Vec<(&str, Option<&str>, &str)> = reported
             .iter()
             .map(|(at, table, message)| (at.as_str(), table.as_deref(), message.as_str()))
             .collect();
@@ -372,6 +382,16 @@ mod tests {
                     "`column-drop` is turned off (was error) for every table"
                 ),
             ]
+        );
+
+        let moved = TABLES.replace("metadata: b", "metadata: elsewhere/b");
+        assert_eq!(
+            found(TABLES, &moved),
+            [(
+                "elsewhere/b".into(),
+                Some("db.b".into()),
+                "`metadata` moves from `b` to `elsewhere/b`: the change is judged against what `elsewhere/b` held at the base, not the table's history for `db.b`".into()
+            )]
         );
 
         let stricter =
