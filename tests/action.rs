@@ -23,7 +23,7 @@ use fieldgate::yaml::{YamlNode, YamlValue, parse};
 use serde_json::{Value, json};
 
 mod common;
-use common::{copy_dir, root, text};
+use common::{copy_dir, git, root, text};
 
 const MARKER: &str = "<!-- fieldgate-report -->";
 
@@ -265,7 +265,7 @@ impl PullRequest {
             lake: lake.into(),
         };
         fs::create_dir_all(pr.origin()).unwrap();
-        pr.git(&pr.origin(), &["init", "-q", "-b", base]);
+        git(&pr.origin(), &["init", "-q", "-b", base]);
         let examples = root().join("examples/lake");
         copy_dir(&examples.join("warehouse"), &pr.lake_path("warehouse"));
         // The lake's fieldgate.yaml names its data files as the gate's verification sample.
@@ -276,7 +276,7 @@ impl PullRequest {
         )
         .unwrap();
         pr.commit("the lake");
-        pr.git(&pr.origin(), &["checkout", "-q", "-b", head]);
+        git(&pr.origin(), &["checkout", "-q", "-b", head]);
         pr
     }
 
@@ -290,25 +290,6 @@ impl PullRequest {
 
     fn lake_path(&self, path: &str) -> PathBuf {
         self.origin().join(&self.lake).join(path)
-    }
-
-    fn git(&self, dir: &Path, args: &[&str]) -> String {
-        let output = Command::new("git")
-            .args(["-c", "commit.gpgsign=false"])
-            .args(args)
-            .current_dir(dir)
-            .env("GIT_AUTHOR_NAME", "Ada")
-            .env("GIT_AUTHOR_EMAIL", "ada@example.com")
-            .env("GIT_COMMITTER_NAME", "Ada")
-            .env("GIT_COMMITTER_EMAIL", "ada@example.com")
-            .output()
-            .unwrap();
-        assert!(
-            output.status.success(),
-            "git {args:?}: {}",
-            text(&output.stderr)
-        );
-        text(&output.stdout)
     }
 
     /// Writes a file of the lake, on the PR's branch.
@@ -333,8 +314,8 @@ impl PullRequest {
     }
 
     fn commit(&self, message: &str) {
-        self.git(&self.origin(), &["add", "-A"]);
-        self.git(&self.origin(), &["commit", "-q", "-m", message]);
+        git(&self.origin(), &["add", "-A"]);
+        git(&self.origin(), &["commit", "-q", "-m", message]);
     }
 
     /// The workspace as actions/checkout leaves it: with `fetch-depth: 0`, every branch fetched
@@ -342,23 +323,23 @@ impl PullRequest {
     /// HEAD is its default branch, the base.
     fn checkout(&self, full: bool) {
         let _ = fs::remove_dir_all(self.workspace());
-        self.git(&self.origin(), &["checkout", "-q", &self.base]);
+        git(&self.origin(), &["checkout", "-q", &self.base]);
         let url = format!("file://{}", self.origin().display());
         let workspace = self.workspace();
         let workspace = workspace.to_str().unwrap();
         if full {
-            self.git(self.dir.path(), &["clone", "-q", &url, workspace]);
+            git(self.dir.path(), &["clone", "-q", &url, workspace]);
             let head = format!("origin/{}", self.head);
-            self.git(&self.workspace(), &["checkout", "-q", "--detach", &head]);
+            git(&self.workspace(), &["checkout", "-q", "--detach", &head]);
         } else {
-            self.git(
+            git(
                 self.dir.path(),
                 &[
                     "clone", "-q", "--depth", "1", "--branch", &self.head, &url, workspace,
                 ],
             );
         }
-        self.git(&self.origin(), &["checkout", "-q", &self.head]);
+        git(&self.origin(), &["checkout", "-q", &self.head]);
     }
 
     /// The event payload of the pull request.

@@ -6,12 +6,12 @@
 
 use std::fs;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value;
 
 mod common;
-use common::{copy_dir, fieldgate_in, root, text};
+use common::{copy_dir, fieldgate_in, git, root, text};
 
 fn fieldgate(args: &[&str], dir: &Path) -> Output {
     fieldgate_in(dir, args, &[])
@@ -570,20 +570,6 @@ fn repository(config: &str) -> tempfile::TempDir {
     git(lake.path(), &["commit", "-q", "-m", "tables"]);
     git(lake.path(), &["checkout", "-q", "-b", "pr"]);
     lake
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let out = Command::new("git")
-        .args(["-c", "commit.gpgsign=false"])
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_AUTHOR_NAME", "Test")
-        .env("GIT_AUTHOR_EMAIL", "test@example.com")
-        .env("GIT_COMMITTER_NAME", "Test")
-        .env("GIT_COMMITTER_EMAIL", "test@example.com")
-        .output()
-        .expect("git runs");
-    assert!(out.status.success(), "git {args:?}: {}", text(&out.stderr));
 }
 
 #[test]

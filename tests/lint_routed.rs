@@ -4,16 +4,15 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
+
+mod common;
+use common::{fieldgate_in, git, root, text};
 
 const CONFIG: &str = "tables:\n  db.orders:\n    metadata: warehouse/db/orders\n  db.accounts:\n    metadata: warehouse/db/accounts\nproposals:\n  - migrations/**/*.sql\n  - schemas/*.yaml\n";
 
 fn fixtures() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tables")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+    root().join("tests/fixtures/tables")
 }
 
 fn write(dir: &Path, path: &str, contents: &str) {
@@ -39,24 +38,15 @@ fn lake(git: bool) -> tempfile::TempDir {
         }
     }
     if git {
-        let status = Command::new("git")
-            .args(["init", "-q"])
-            .current_dir(dir.path())
-            .status()
-            .unwrap();
-        assert!(status.success());
+        common::git(dir.path(), &["init", "-q"]);
     }
     dir
 }
 
 fn lint(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_fieldgate"))
-        .arg("lint")
-        .args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("fieldgate runs")
+    let mut all = vec!["lint"];
+    all.extend_from_slice(args);
+    fieldgate_in(dir, &all, &[])
 }
 
 fn json(output: &Output) -> serde_json::Value {
@@ -303,27 +293,6 @@ fn metadata_given_wins_over_the_configuration() {
     assert_eq!(tables(&json(&output)), ["accounts"]);
 }
 
-fn git(dir: &Path, args: &[&str]) {
-    let output = Command::new("git")
-        .args([
-            "-c",
-            "user.name=Test",
-            "-c",
-            "user.email=test@example.com",
-            "-c",
-            "commit.gpgsign=false",
-        ])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "git {args:?}: {}",
-        text(&output.stderr)
-    );
-}
-
 #[test]
 fn in_git_a_migration_is_judged_against_the_committed_table_not_its_applied_metadata() {
     let lake = lake(true);
@@ -334,17 +303,17 @@ fn in_git_a_migration_is_judged_against_the_committed_table_not_its_applied_meta
         "migrations/0001_tier.sql",
         "ALTER TABLE db.accounts ADD COLUMN tier int;\n",
     );
-    let applied = Command::new(env!("CARGO_BIN_EXE_fieldgate"))
-        .args([
+    let applied = fieldgate_in(
+        lake.path(),
+        &[
             "apply",
             "--write",
             "--metadata",
             "warehouse/db/accounts",
             "migrations/0001_tier.sql",
-        ])
-        .current_dir(lake.path())
-        .output()
-        .unwrap();
+        ],
+        &[],
+    );
     assert_eq!(applied.status.code(), Some(0), "{}", text(&applied.stderr));
     // What a hook passes: the migration and the metadata apply wrote, both staged.
     let output = lint(

@@ -1,5 +1,6 @@
-//! What several integration tests share: running the binary as CI runs it, reading its output,
-//! copying a directory tree, and the one-schema table the property tests start from.
+//! What several integration tests share: running the binary as CI runs it, and git, reading
+//! their output, copying a directory tree, and the one-schema table the property tests start
+//! from.
 //!
 //! Each test file is its own crate and compiles this module whole, using only a part of it, so
 //! the items one crate leaves unused are not dead: another test uses each of them.
@@ -35,6 +36,26 @@ pub fn fieldgate_in(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
         command.env(key, value);
     }
     command.output().expect("fieldgate runs")
+}
+
+/// Runs git in `dir` as `Test <test@example.com>`, unsigned; it must succeed. Returns its output.
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let output = Command::new("git")
+        .args(["-c", "commit.gpgsign=false"])
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_AUTHOR_NAME", "Test")
+        .env("GIT_AUTHOR_EMAIL", "test@example.com")
+        .env("GIT_COMMITTER_NAME", "Test")
+        .env("GIT_COMMITTER_EMAIL", "test@example.com")
+        .output()
+        .expect("git runs");
+    assert!(
+        output.status.success(),
+        "git {args:?}: {}",
+        text(&output.stderr)
+    );
+    text(&output.stdout)
 }
 
 /// Copies the tree at `from` to `to`, files byte for byte.
