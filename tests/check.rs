@@ -134,7 +134,14 @@ impl Lake {
 
     /// `check --format json`: exit code and the report.
     fn check_json(&self) -> (Option<i32>, serde_json::Value) {
-        let output = self.fieldgate(&["check", "--format", "json"]);
+        self.check_json_with(&[])
+    }
+
+    /// [`Lake::check_json`] with more arguments.
+    fn check_json_with(&self, args: &[&str]) -> (Option<i32>, serde_json::Value) {
+        let mut all = vec!["check", "--format", "json"];
+        all.extend_from_slice(args);
+        let output = self.fieldgate(&all);
         let report = serde_json::from_slice(&output.stdout).unwrap_or_else(|_| {
             panic!(
                 "not JSON: {}\nstderr: {}",
@@ -1263,6 +1270,18 @@ fn relaxations(report: &serde_json::Value) -> Vec<(String, String, u64)> {
         .collect()
 }
 
+/// Under the base's policy the narrowing the change commits is still an error, and the change's
+/// configuration relaxes the gate in exactly one way: that finding.
+fn narrowing_judged_with_one_relaxation(lake: &Lake, relaxation: &str) -> (String, String, u64) {
+    let (code, report) = lake.check_json();
+    assert_eq!(code, Some(1), "{report:#}");
+    assert!(rules(&report).contains(&"type-narrowing".to_string()));
+    let mut found = relaxations(&report);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert!(found[0].1.contains(relaxation), "{found:#?}");
+    found.remove(0)
+}
+
 #[test]
 fn a_pr_cannot_relax_its_own_gate() {
     let lake = lake_with_tables();
@@ -1318,9 +1337,8 @@ fn a_pr_cannot_relax_its_own_gate() {
     );
 
     // `--policy head` trusts the change: the narrowing passes, the relaxations are still shown.
-    let output = lake.fieldgate(&["check", "--policy", "head", "--format", "json"]);
-    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-    assert_eq!(output.status.code(), Some(0), "{report:#}");
+    let (code, report) = lake.check_json_with(&["--policy", "head"]);
+    assert_eq!(code, Some(0), "{report:#}");
     assert!(!rules(&report).contains(&"type-narrowing".to_string()));
     let found = relaxations(&report);
     assert_eq!(found.len(), 3, "{found:#?}");
@@ -1341,18 +1359,11 @@ fn a_table_entry_removed_by_the_pr_stays_judged_under_the_base_policy() {
     );
     lake.write_narrowing();
     lake.commit("narrow orders, out of the gate", 0, "Bob");
-    let (code, report) = lake.check_json();
-    assert_eq!(code, Some(1), "{report:#}");
-    assert!(rules(&report).contains(&"type-narrowing".to_string()));
-    let found = relaxations(&report);
-    assert_eq!(found.len(), 1, "{found:#?}");
-    assert!(
-        found[0]
-            .1
-            .contains("the entry of `db.orders` (line 2 at the base) is removed"),
-        "{found:#?}"
+    let (_, _, line) = narrowing_judged_with_one_relaxation(
+        &lake,
+        "the entry of `db.orders` (line 2 at the base) is removed",
     );
-    assert_eq!(found[0].2, 1);
+    assert_eq!(line, 1);
 
     // Judged by the change's file, `db.orders` is no table at all.
     lake.refused(
@@ -1374,9 +1385,8 @@ fn a_stricter_configuration_is_no_relaxation_and_applies_once_merged() {
     assert_eq!(code, Some(0), "{report:#}");
     assert!(relaxations(&report).is_empty(), "{report:#}");
     assert!(!rules(&report).contains(&"missing-doc".to_string()));
-    let output = lake.fieldgate(&["check", "--policy", "head", "--format", "json"]);
-    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-    assert_eq!(output.status.code(), Some(1), "{report:#}");
+    let (code, report) = lake.check_json_with(&["--policy", "head"]);
+    assert_eq!(code, Some(1), "{report:#}");
     assert!(
         diagnostics(&report)
             .iter()
@@ -1479,20 +1489,12 @@ fn a_migration_hidden_from_the_proposals_globs_is_still_judged() {
     );
     lake.write_narrowing();
     lake.commit("narrow, outside the globs", 0, "Bob");
-    let (code, report) = lake.check_json();
-    assert_eq!(code, Some(1), "{report:#}");
-    assert!(rules(&report).contains(&"type-narrowing".to_string()));
-    let found = relaxations(&report);
-    assert_eq!(found.len(), 1, "{found:#?}");
-    assert!(
-        found[0]
-            .1
-            .contains("`proposals` no longer lists `migrations/**/*.sql` (line 9 at the base)"),
-        "{found:#?}"
+    narrowing_judged_with_one_relaxation(
+        &lake,
+        "`proposals` no longer lists `migrations/**/*.sql` (line 9 at the base)",
     );
 
-    let output = lake.fieldgate(&["check", "--policy", "head", "--format", "json"]);
-    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-    assert_eq!(output.status.code(), Some(0), "{report:#}");
+    let (code, report) = lake.check_json_with(&["--policy", "head"]);
+    assert_eq!(code, Some(0), "{report:#}");
     assert_eq!(rules(&report), ["policy-relaxation"]);
 }
