@@ -12,8 +12,8 @@ use crate::finding::{Finding, Severity};
 use crate::iceberg::metadata::TableMetadata;
 use crate::verify::error::VerifyError;
 use crate::verify::read::{FileReport, Request, Sink, TableView, verify_file};
-use crate::verify::resolve::{ColumnReport, Status};
-use crate::verify::sample::{Locator, current_files, pick};
+use crate::verify::resolve::{ColumnReport, PartitionValues, Status};
+use crate::verify::sample::{Deletes, Locator, current_files, pick};
 
 pub const RULE: &str = "reader-verification";
 
@@ -89,6 +89,8 @@ pub fn verify(
             path: file.path.clone(),
             local: &file.local,
             rows: Some(0),
+            partition: &PartitionValues::new(),
+            deletes: Deletes::default(),
         };
         let report = verify_file(&view, &request, &mut Quiet)?;
         findings.extend(file_findings(
@@ -214,6 +216,7 @@ mod tests {
             positional: Vec::new(),
             positional_bytes_read: 0,
             problem: problem.map(str::to_string),
+            deletes: Deletes::default(),
             rows_printed: 0,
             ranges_read: Vec::new(),
         }

@@ -26,7 +26,8 @@ use crate::verify::counting::CountingFile;
 use crate::verify::error::{VerifyError, no_panic};
 use crate::verify::file_schema::{FileNode, FileSchema, IdSource};
 use crate::verify::project::Projector;
-use crate::verify::resolve::{ColumnReport, Resolution, resolve};
+use crate::verify::resolve::{ColumnReport, PartitionValues, Resolution, resolve, unreadable};
+use crate::verify::sample::Deletes;
 use crate::verify::values::value;
 
 const BATCH_ROWS: usize = 1024;
@@ -58,6 +59,8 @@ pub struct FileReport {
     pub positional_bytes_read: u64,
     /// Why no field-id reader can read this file at all.
     pub problem: Option<String>,
+    /// Delete files of the snapshot that apply to this file; never applied here.
+    pub deletes: Deletes,
     pub rows_printed: usize,
     /// The byte ranges of the file the verification read (not the positional sample).
     pub ranges_read: Vec<std::ops::Range<u64>>,
@@ -106,6 +109,9 @@ pub struct Request<'a> {
     pub local: &'a Path,
     /// Rows to print from this file (`None`: all).
     pub rows: Option<usize>,
+    /// What the file's manifest entry says of identity-partition source fields.
+    pub partition: &'a PartitionValues,
+    pub deletes: Deletes,
 }
 
 pub fn verify_file(
@@ -150,6 +156,7 @@ pub fn verify_file(
         positional: Vec::new(),
         positional_bytes_read: 0,
         problem: None,
+        deletes: request.deletes,
         rows_printed: 0,
         ranges_read: Vec::new(),
     };
@@ -173,8 +180,13 @@ pub fn verify_file(
         return Ok(report);
     }
 
-    let resolution =
-        resolve(table.fields, &file_schema, table.format_version).map_err(|e| at(e.0))?;
+    let resolution = resolve(
+        table.fields,
+        &file_schema,
+        table.format_version,
+        request.partition,
+    )
+    .map_err(|e| at(e.0))?;
     let meta = metadata.metadata();
     let first_row_group = meta
         .row_groups()
@@ -217,7 +229,8 @@ pub fn verify_file(
                 break;
             }
             let mut object = Map::new();
-            for (field, column) in table.fields.iter().zip(&columns) {
+            let shown = table.fields.iter().zip(&columns);
+            for (field, column) in shown.filter(|(f, _)| unreadable(&f.field_type).is_none()) {
                 object.insert(
                     field.name.clone(),
                     value(column.as_ref(), row, Some(&field.field_type)),
@@ -280,8 +293,14 @@ pub fn verify_file(
     report.bytes_read = file.bytes_read();
     report.ranges_read = file.ranges_read();
 
-    let sources = resolution.top_level_sources();
-    let (positional, bytes) = positional(table, &file_schema, &sources, &metadata, open()?, &at)?;
+    let (positional, bytes) = positional(
+        table,
+        &file_schema,
+        &resolution.sources,
+        &metadata,
+        open()?,
+        &at,
+    )?;
     report.positional = positional;
     report.positional_bytes_read = bytes;
     sink.finished(&report).map_err(&at)?;
@@ -471,6 +490,8 @@ mod tests {
             path: "s0".into(),
             local: &local,
             rows: Some(1),
+            partition: &PartitionValues::new(),
+            deletes: Deletes::default(),
         };
         let mut rows = Rows(Vec::new());
         let report = verify_file(&view, &request, &mut rows).unwrap();

@@ -15,7 +15,14 @@ use std::path::{Path, PathBuf};
 use apache_avro::Reader;
 use apache_avro::types::Value as Avro;
 
+use serde_json::Value;
+
 use crate::iceberg::metadata::TableMetadata;
+use crate::iceberg::partition::PartitionSpec;
+use crate::iceberg::schema::Schema;
+use crate::iceberg::types::{PrimitiveType, Type};
+use crate::verify::resolve::{Identity, PartitionValues};
+use crate::verify::values::{decimal, format_date, format_time, format_timestamp, hex, uuid};
 
 /// A live data file of the current snapshot.
 #[derive(Debug, Clone, PartialEq)]
@@ -26,6 +33,24 @@ pub struct DataFile {
     pub local: PathBuf,
     /// The schema current when the snapshot that added it was committed.
     pub schema_id: Option<i32>,
+    /// The identity-partition values of its manifest entry, by source field id.
+    pub partition: PartitionValues,
+    /// The snapshot's delete files that apply to it.
+    pub deletes: Deletes,
+}
+
+/// How many delete files of the snapshot apply to a data file (spec "Scan Planning": by
+/// partition, sequence number and, for position deletes, the referenced data file).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Deletes {
+    pub position: usize,
+    pub equality: usize,
+}
+
+impl Deletes {
+    pub fn any(&self) -> bool {
+        self.position + self.equality > 0
+    }
 }
 
 /// Where a table's files are found on this machine.
@@ -87,7 +112,8 @@ pub fn local_path(path: &str) -> Result<PathBuf, String> {
     }
 }
 
-/// Every live data file of the current snapshot, in manifest order.
+/// Every live data file of the current snapshot, in manifest order, with its identity-partition
+/// values and the delete files that apply to it.
 pub fn current_files(
     metadata_text: &str,
     metadata: &TableMetadata,
@@ -111,22 +137,32 @@ pub fn current_files(
         .filter_map(|s| Some((s.snapshot_id, s.schema_id?)))
         .collect();
 
-    // (manifest path, the snapshot that added it)
-    let mut manifests: Vec<(String, Option<i64>)> = Vec::new();
+    let mut manifests: Vec<Manifest> = Vec::new();
     if let Some(list) = snapshot.get("manifest-list").and_then(|m| m.as_str()) {
         for record in records(&locator.local(list)?, list)? {
-            if int(field(&record, "content")).unwrap_or(0) != 0 {
-                continue; // delete manifests
-            }
             let path = string(field(&record, "manifest_path"))
                 .ok_or_else(|| format!("`{list}`: a manifest entry without `manifest_path`"))?;
-            manifests.push((path, int(field(&record, "added_snapshot_id"))));
+            manifests.push(Manifest {
+                path,
+                deletes: int(field(&record, "content")).unwrap_or(0) != 0,
+                added_by: int(field(&record, "added_snapshot_id")),
+                spec_id: int(field(&record, "partition_spec_id"))
+                    .and_then(|i| i32::try_from(i).ok())
+                    .unwrap_or(metadata.default_spec_id),
+                sequence: int(field(&record, "sequence_number")).unwrap_or(0),
+            });
         }
     } else if let Some(list) = snapshot.get("manifests").and_then(|m| m.as_array()) {
         // v1 tables may list manifests in the snapshot itself.
         for m in list {
             if let Some(path) = m.as_str() {
-                manifests.push((path.to_string(), None));
+                manifests.push(Manifest {
+                    path: path.to_string(),
+                    deletes: false,
+                    added_by: None,
+                    spec_id: metadata.default_spec_id,
+                    sequence: 0,
+                });
             }
         }
     } else {
@@ -135,34 +171,211 @@ pub fn current_files(
         ));
     }
 
+    let schema = metadata.current_schema();
     let mut files = Vec::new();
-    for (manifest, added_by) in manifests {
-        for entry in records(&locator.local(&manifest)?, &manifest)? {
+    let mut data: Vec<Entry> = Vec::new();
+    let mut deletes: Vec<Entry> = Vec::new();
+    for manifest in &manifests {
+        for record in records(&locator.local(&manifest.path)?, &manifest.path)? {
             // status: 0 existing, 1 added, 2 deleted
-            if int(field(&entry, "status")) == Some(2) {
+            if int(field(&record, "status")) == Some(2) {
                 continue;
             }
-            let Some(data_file) = field(&entry, "data_file") else {
+            let Some(data_file) = field(&record, "data_file") else {
                 continue;
             };
-            if int(field(data_file, "content")).unwrap_or(0) != 0 {
+            let path = string(field(data_file, "file_path"))
+                .ok_or_else(|| format!("`{}`: a file without `file_path`", manifest.path))?;
+            let entry = Entry {
+                path,
+                content: int(field(data_file, "content")).unwrap_or(0),
+                spec_id: manifest.spec_id,
+                partition: field(data_file, "partition").cloned(),
+                // A null sequence number is inherited from the manifest (spec "Sequence Number
+                // Inheritance").
+                sequence: int(field(&record, "sequence_number")).unwrap_or(manifest.sequence),
+                referenced: string(field(data_file, "referenced_data_file")),
+            };
+            if manifest.deletes || entry.content != 0 {
+                deletes.push(entry);
                 continue;
             }
             let format = string(field(data_file, "file_format")).unwrap_or_default();
             if !format.eq_ignore_ascii_case("parquet") {
                 continue;
             }
-            let path = string(field(data_file, "file_path"))
-                .ok_or_else(|| format!("`{manifest}`: a data file without `file_path`"))?;
-            let snapshot = int(field(&entry, "snapshot_id")).or(added_by);
+            let snapshot = int(field(&record, "snapshot_id")).or(manifest.added_by);
             files.push(DataFile {
-                local: locator.local(&path)?,
-                path,
+                local: locator.local(&entry.path)?,
+                path: entry.path.clone(),
                 schema_id: snapshot.and_then(|s| schema_of.get(&s).copied()),
+                partition: identity_values(
+                    metadata
+                        .partition_specs
+                        .iter()
+                        .find(|s| s.spec_id == entry.spec_id),
+                    entry.partition.as_ref(),
+                    schema,
+                ),
+                deletes: Deletes::default(),
             });
+            data.push(entry);
         }
     }
+    let unpartitioned = |spec_id: i32| {
+        metadata
+            .partition_specs
+            .iter()
+            .find(|s| s.spec_id == spec_id)
+            .is_none_or(PartitionSpec::is_unpartitioned)
+    };
+    for (file, entry) in files.iter_mut().zip(&data) {
+        file.deletes = applying(entry, &deletes, unpartitioned);
+    }
     Ok(files)
+}
+
+/// The delete files that apply to a data file (spec "Scan Planning"): in its partition (or
+/// in an unpartitioned spec), with a position delete no older and an equality delete newer
+/// than the data file, and a position delete's `referenced_data_file`, if any, naming it.
+fn applying(data: &Entry, deletes: &[Entry], unpartitioned: impl Fn(i32) -> bool) -> Deletes {
+    let mut out = Deletes::default();
+    for delete in deletes {
+        let same_partition = unpartitioned(delete.spec_id)
+            || (delete.spec_id == data.spec_id && delete.partition == data.partition);
+        if !same_partition {
+            continue;
+        }
+        match delete.content {
+            1 if data.sequence <= delete.sequence
+                && delete.referenced.as_ref().is_none_or(|r| r == &data.path) =>
+            {
+                out.position += 1;
+            }
+            2 if data.sequence < delete.sequence => out.equality += 1,
+            _ => {}
+        }
+    }
+    out
+}
+
+/// A manifest of the snapshot, as its manifest list describes it.
+struct Manifest {
+    path: String,
+    deletes: bool,
+    added_by: Option<i64>,
+    spec_id: i32,
+    sequence: i64,
+}
+
+/// A live entry of a manifest: what deciding which deletes apply needs.
+struct Entry {
+    path: String,
+    content: i64,
+    spec_id: i32,
+    partition: Option<Avro>,
+    sequence: i64,
+    referenced: Option<String>,
+}
+
+/// The identity-partition values of a manifest entry, by source field id, in the JSON
+/// single-value form of the source field's type in the current schema (pyiceberg builds the
+/// partition type from the current schema too). Where two identity fields share a source, the
+/// last non-null value wins, as in pyiceberg.
+fn identity_values(
+    spec: Option<&PartitionSpec>,
+    partition: Option<&Avro>,
+    schema: &Schema,
+) -> PartitionValues {
+    let mut out = PartitionValues::new();
+    let Some(spec) = spec else {
+        return out;
+    };
+    for pf in spec.fields.iter().filter(|f| f.transform == "identity") {
+        let [source] = pf.source_ids.as_slice() else {
+            continue;
+        };
+        let Some(Type::Primitive(source_type)) = schema.field_by_id(*source).map(|f| f.field_type)
+        else {
+            continue;
+        };
+        let raw = partition.and_then(|p| field(p, &pf.name));
+        let identity = match raw.map_or(Some(Value::Null), |v| single_value(v, &source_type)) {
+            Some(value) => Identity::Value {
+                partition_field: pf.name.clone(),
+                value,
+            },
+            None => Identity::Unknown(format!(
+                "its identity partition `{}` holds a value fieldgate cannot decode",
+                pf.name
+            )),
+        };
+        let keep_earlier = matches!(
+            &identity,
+            Identity::Value { value, .. } if value.is_null()
+        ) && out.contains_key(source);
+        if !keep_earlier {
+            out.insert(*source, identity);
+        }
+    }
+    out
+}
+
+/// A partition value (Avro, as Iceberg writes manifests) in the JSON single-value form of the
+/// source type (spec Appendix D), which `initial-default`s use too.
+fn single_value(v: &Avro, t: &PrimitiveType) -> Option<Value> {
+    use PrimitiveType as P;
+    let micros_or_nanos = |ticks: i64| match t {
+        P::Timestamp => Some(format_timestamp(ticks, 6, false)),
+        P::Timestamptz => Some(format_timestamp(ticks, 6, true)),
+        P::TimestampNs => Some(format_timestamp(ticks, 9, false)),
+        P::TimestamptzNs => Some(format_timestamp(ticks, 9, true)),
+        P::Time => Some(format_time(ticks, 6)),
+        P::Long => None,
+        _ => None,
+    };
+    Some(match v {
+        Avro::Null => Value::Null,
+        Avro::Union(_, inner) => return single_value(inner, t),
+        Avro::Boolean(b) => Value::Bool(*b),
+        Avro::Int(i) | Avro::Date(i) if *t == P::Date => format_date(i64::from(*i)).into(),
+        Avro::Int(i) => (*i).into(),
+        Avro::Long(l) if *t == P::Long => (*l).into(),
+        Avro::Long(l)
+        | Avro::TimeMicros(l)
+        | Avro::TimestampMicros(l)
+        | Avro::LocalTimestampMicros(l)
+        | Avro::TimestampNanos(l)
+        | Avro::LocalTimestampNanos(l) => micros_or_nanos(*l)?.into(),
+        Avro::Float(f) => serde_json::Number::from_f64(f64::from(*f))?.into(),
+        Avro::Double(d) => serde_json::Number::from_f64(*d)?.into(),
+        Avro::String(s) => s.clone().into(),
+        Avro::Uuid(u) => u.to_string().into(),
+        Avro::Decimal(d) => {
+            let P::Decimal { scale, .. } = t else {
+                return None;
+            };
+            let bytes: Vec<u8> = d.try_into().ok()?;
+            decimal(unscaled(&bytes)?, i8::try_from(*scale).ok()?).into()
+        }
+        Avro::Bytes(b) | Avro::Fixed(_, b) => match t {
+            P::Uuid => uuid(b).into(),
+            P::Decimal { scale, .. } => decimal(unscaled(b)?, i8::try_from(*scale).ok()?).into(),
+            _ => hex(b).into(),
+        },
+        _ => return None,
+    })
+}
+
+/// A big-endian two's-complement integer (Avro's decimal bytes).
+fn unscaled(bytes: &[u8]) -> Option<i128> {
+    if bytes.is_empty() || bytes.len() > 16 {
+        return None;
+    }
+    let fill = if bytes[0] & 0x80 != 0 { 0xFF } else { 0 };
+    let mut full = [fill; 16];
+    full[16 - bytes.len()..].copy_from_slice(bytes);
+    Some(i128::from_be_bytes(full))
 }
 
 /// Up to `n` files, one per schema id in turn (oldest schema first), then the next of each.
@@ -232,7 +445,142 @@ mod tests {
             path: name.into(),
             local: name.into(),
             schema_id: Some(schema),
+            partition: PartitionValues::new(),
+            deletes: Deletes::default(),
         }
+    }
+
+    fn entry(path: &str, content: i64, spec_id: i32, region: &str, sequence: i64) -> Entry {
+        Entry {
+            path: path.into(),
+            content,
+            spec_id,
+            partition: Some(Avro::Record(vec![(
+                "region".into(),
+                Avro::Union(1, Box::new(Avro::String(region.into()))),
+            )])),
+            sequence,
+            referenced: None,
+        }
+    }
+
+    #[test]
+    fn deletes_apply_by_partition_sequence_number_and_referenced_file() {
+        let data = entry("d.parquet", 0, 1, "eu", 5);
+        let unpartitioned = |spec: i32| spec == 0;
+        let mut referencing_other = entry("p.parquet", 1, 1, "eu", 5);
+        referencing_other.referenced = Some("other.parquet".into());
+        let mut referencing_it = entry("p.parquet", 1, 1, "eu", 5);
+        referencing_it.referenced = Some("d.parquet".into());
+        let deletes = [
+            entry("p.parquet", 1, 1, "eu", 5), // same sequence number: applies
+            entry("p.parquet", 1, 1, "eu", 4), // older: does not
+            entry("p.parquet", 1, 1, "us", 9), // another partition: does not
+            entry("p.parquet", 1, 0, "us", 9), // an unpartitioned spec: applies
+            entry("e.parquet", 2, 1, "eu", 5), // equality, same sequence number: does not
+            entry("e.parquet", 2, 1, "eu", 6), // equality, newer: applies
+            entry("p.parquet", 1, 2, "eu", 9), // another spec: does not
+            referencing_other,
+            referencing_it,
+        ];
+        assert_eq!(
+            applying(&data, &deletes, unpartitioned),
+            Deletes {
+                position: 3,
+                equality: 1
+            }
+        );
+    }
+
+    #[test]
+    fn partition_values_in_the_single_value_form_of_their_source_type() {
+        use PrimitiveType as P;
+        let cases: Vec<(Avro, P, Value)> = vec![
+            (Avro::Int(7), P::Int, serde_json::json!(7)),
+            (Avro::Long(7), P::Long, serde_json::json!(7)),
+            (Avro::Date(19_000), P::Date, serde_json::json!("2022-01-08")),
+            (Avro::Int(0), P::Date, serde_json::json!("1970-01-01")),
+            (
+                Avro::TimestampMicros(1_000_001),
+                P::Timestamptz,
+                serde_json::json!("1970-01-01T00:00:01.000001+00:00"),
+            ),
+            (
+                Avro::Long(1_000_000),
+                P::Timestamp,
+                serde_json::json!("1970-01-01T00:00:01"),
+            ),
+            (
+                Avro::TimestampNanos(1),
+                P::TimestampNs,
+                serde_json::json!("1970-01-01T00:00:00.000000001"),
+            ),
+            (
+                Avro::String("eu".into()),
+                P::String,
+                serde_json::json!("eu"),
+            ),
+            (Avro::Boolean(true), P::Boolean, serde_json::json!(true)),
+            (
+                Avro::Bytes(vec![0xca, 0xfe]),
+                P::Binary,
+                serde_json::json!("cafe"),
+            ),
+            (
+                Avro::Fixed(2, vec![0xff, 0x85]),
+                P::Decimal {
+                    precision: 4,
+                    scale: 2,
+                },
+                serde_json::json!("-1.23"),
+            ),
+            (Avro::Union(1, Box::new(Avro::Null)), P::String, Value::Null),
+        ];
+        for (avro, t, expected) in cases {
+            assert_eq!(single_value(&avro, &t), Some(expected), "{avro:?} as {t}");
+        }
+        assert_eq!(single_value(&Avro::Array(vec![]), &P::Int), None);
+    }
+
+    #[test]
+    fn identity_partitions_by_source_id_last_non_null_wins() {
+        let root = crate::json::parse(
+            r#"{"spec-id":1,"fields":[
+              {"source-id":2,"field-id":1000,"name":"region","transform":"identity"},
+              {"source-id":2,"field-id":1001,"name":"region_again","transform":"identity"},
+              {"source-id":3,"field-id":1002,"name":"day","transform":"day"},
+              {"source-id":4,"field-id":1003,"name":"tier","transform":"identity"}]}"#,
+        )
+        .unwrap();
+        let spec = PartitionSpec::from_json(&root, 0).unwrap();
+        let schema = crate::iceberg::codec::schema_from_json(
+            &crate::json::parse(
+                r#"{"type":"struct","schema-id":0,"fields":[
+                {"id":1,"name":"id","required":false,"type":"long"},
+                {"id":2,"name":"region","required":false,"type":"string"},
+                {"id":3,"name":"at","required":false,"type":"timestamp"},
+                {"id":4,"name":"tier","required":false,"type":"int"}]}"#,
+            )
+            .unwrap(),
+            0,
+        )
+        .unwrap();
+        let record = Avro::Record(vec![
+            ("region".into(), Avro::String("eu".into())),
+            ("region_again".into(), Avro::Null),
+            ("day".into(), Avro::Int(19_000)),
+            ("tier".into(), Avro::Array(vec![])),
+        ]);
+        let values = identity_values(Some(&spec), Some(&record), &schema);
+        assert_eq!(
+            values.get(&2),
+            Some(&Identity::Value {
+                partition_field: "region".into(),
+                value: serde_json::json!("eu")
+            })
+        );
+        assert!(!values.contains_key(&3), "day() is no identity");
+        assert!(matches!(values.get(&4), Some(Identity::Unknown(_))));
     }
 
     #[test]

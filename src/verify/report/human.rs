@@ -71,6 +71,16 @@ fn column_line(c: &ColumnReport, width: usize) -> String {
             "not in the file: {}",
             c.detail.as_deref().unwrap_or("its initial-default")
         ),
+        Status::PartitionValue => format!(
+            "not in the file: {}",
+            c.detail
+                .as_deref()
+                .unwrap_or("its identity-partition value")
+        ),
+        Status::NotRead => format!(
+            "not read: {}",
+            c.detail.as_deref().unwrap_or("not verified")
+        ),
         Status::Incompatible => format!(
             "INCOMPATIBLE as {}: {}{}",
             c.table_type,
@@ -156,6 +166,13 @@ impl Sink for Human<'_> {
                 report.rows,
                 bytes(report.bytes_read),
                 bytes(report.file_bytes),
+            ));
+        }
+        if report.deletes.any() {
+            text.push_str(&format!(
+                "  deletes: {} position and {} equality delete file(s) of the snapshot apply to this file \
+                 and are NOT applied: the rows above are the data file's own, a reader drops those they delete\n",
+                report.deletes.position, report.deletes.equality
             ));
         }
         for p in &report.positional {

@@ -93,6 +93,12 @@ pub fn file(f: &FileReport) -> Value {
     if let Some(problem) = &f.problem {
         m.insert("problem".into(), problem.clone().into());
     }
+    if f.deletes.any() {
+        m.insert(
+            "deletes".into(),
+            json!({"position": f.deletes.position, "equality": f.deletes.equality, "applied": false}),
+        );
+    }
     m.insert(
         "columns".into(),
         f.columns.iter().map(column).collect::<Vec<_>>().into(),
