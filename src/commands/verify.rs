@@ -177,7 +177,7 @@ fn read_all(
                 local: &f.local,
                 rows,
                 partition: &f.partition,
-                deletes: f.deletes,
+                deletes: &f.deletes,
             };
             verify_file(view, &request, sink).map_err(|e| Failure::Message(e.to_string()))
         })

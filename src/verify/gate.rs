@@ -90,7 +90,7 @@ pub fn verify(
             local: &file.local,
             rows: Some(0),
             partition: &PartitionValues::new(),
-            deletes: Deletes::default(),
+            deletes: &Deletes::default(),
         };
         let report = verify_file(&view, &request, &mut Quiet)?;
         findings.extend(file_findings(
@@ -217,6 +217,7 @@ mod tests {
             positional_bytes_read: 0,
             problem: problem.map(str::to_string),
             deletes: Deletes::default(),
+            rows_deleted: 0,
             rows_printed: 0,
             ranges_read: Vec::new(),
         }

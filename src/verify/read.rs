@@ -8,11 +8,16 @@
 //! Malformed data is an error naming the file and, when a data page fails, the row group and
 //! column (found by re-reading the projected columns one row group and column at a time).
 
+use std::collections::BTreeSet;
 use std::fs::File;
 use std::path::Path;
 use std::sync::Arc;
 
-use arrow_array::RecordBatch;
+use arrow_array::cast::AsArray;
+use arrow_array::types::Int64Type;
+use arrow_array::{Array, RecordBatch};
+use arrow_cast::cast;
+use arrow_schema::DataType;
 use parquet::arrow::ProjectionMask;
 use parquet::arrow::arrow_reader::{
     ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
@@ -26,7 +31,9 @@ use crate::verify::counting::CountingFile;
 use crate::verify::error::{VerifyError, no_panic};
 use crate::verify::file_schema::{FileNode, FileSchema, IdSource};
 use crate::verify::project::Projector;
-use crate::verify::resolve::{ColumnReport, PartitionValues, Resolution, resolve, unreadable};
+use crate::verify::resolve::{
+    ColumnReport, PartitionValues, Plan, Resolution, resolve, unreadable,
+};
 use crate::verify::sample::Deletes;
 use crate::verify::values::value;
 
@@ -59,8 +66,10 @@ pub struct FileReport {
     pub positional_bytes_read: u64,
     /// Why no field-id reader can read this file at all.
     pub problem: Option<String>,
-    /// Delete files of the snapshot that apply to this file; never applied here.
+    /// Delete files of the snapshot that apply to this file.
     pub deletes: Deletes,
+    /// Rows the position delete files deleted (not in `rows`, not printed).
+    pub rows_deleted: u64,
     pub rows_printed: usize,
     /// The byte ranges of the file the verification read (not the positional sample).
     pub ranges_read: Vec<std::ops::Range<u64>>,
@@ -89,8 +98,10 @@ pub struct Positional {
     /// The file column at the same position (`None`: the file has fewer columns).
     pub file_column: Option<String>,
     pub file_type: Option<String>,
-    /// The file column the field-id reader reads instead (`None`: it reads null or a default).
+    /// The file column the field-id reader reads instead (`None`: it reads `by_id_fill`).
     pub by_id: Option<String>,
+    /// What the field-id reader puts in every row when it reads no column (`None`: null).
+    pub by_id_fill: Option<Value>,
     pub values: Vec<Value>,
 }
 
@@ -111,7 +122,7 @@ pub struct Request<'a> {
     pub rows: Option<usize>,
     /// What the file's manifest entry says of identity-partition source fields.
     pub partition: &'a PartitionValues,
-    pub deletes: Deletes,
+    pub deletes: &'a Deletes,
 }
 
 pub fn verify_file(
@@ -156,7 +167,8 @@ pub fn verify_file(
         positional: Vec::new(),
         positional_bytes_read: 0,
         problem: None,
-        deletes: request.deletes,
+        deletes: request.deletes.clone(),
+        rows_deleted: 0,
         rows_printed: 0,
         ranges_read: Vec::new(),
     };
@@ -170,7 +182,7 @@ pub fn verify_file(
         );
         sink.resolved(&report).map_err(&at)?;
         report.rows = metadata.metadata().file_metadata().num_rows().max(0) as u64;
-        let none = vec![None; table.fields.len()];
+        let none = vec![ById::default(); table.fields.len()];
         let (positional, bytes) = positional(table, &file_schema, &none, &metadata, open()?, &at)?;
         report.positional = positional;
         report.positional_bytes_read = bytes;
@@ -210,8 +222,10 @@ pub fn verify_file(
         .collect();
     sink.resolved(&report).map_err(&at)?;
 
+    let deleted = deleted_positions(request.deletes)?;
     let print = report.passed();
     let limit = request.rows.unwrap_or(usize::MAX);
+    let mut scanned: u64 = 0;
     let projector = Projector {
         file_columns: &file_schema.columns,
         leaves: &resolution.leaves,
@@ -220,13 +234,16 @@ pub fn verify_file(
     };
     let mut on_batch = |batch: &RecordBatch| -> Result<(), String> {
         let columns = projector.project(batch)?;
-        report.rows += batch.num_rows() as u64;
-        if !print {
-            return Ok(());
-        }
+        let first = scanned;
+        scanned += batch.num_rows() as u64;
         for row in 0..batch.num_rows() {
-            if report.rows_printed >= limit {
-                break;
+            if deleted.contains(&(first + row as u64)) {
+                report.rows_deleted += 1;
+                continue;
+            }
+            report.rows += 1;
+            if !print || report.rows_printed >= limit {
+                continue;
             }
             let mut object = Map::new();
             let shown = table.fields.iter().zip(&columns);
@@ -284,27 +301,73 @@ pub fn verify_file(
             open,
         ));
     }
-    if i64::try_from(report.rows).ok() != Some(expected_rows) {
+    if i64::try_from(scanned).ok() != Some(expected_rows) {
         return Err(at(format!(
-            "the footer promises {expected_rows} rows, the column chunks held {}",
-            report.rows
+            "the footer promises {expected_rows} rows, the column chunks held {scanned}"
         )));
     }
     report.bytes_read = file.bytes_read();
     report.ranges_read = file.ranges_read();
 
-    let (positional, bytes) = positional(
-        table,
-        &file_schema,
-        &resolution.sources,
-        &metadata,
-        open()?,
-        &at,
-    )?;
+    let by_id: Vec<ById> = resolution
+        .sources
+        .iter()
+        .zip(&resolution.plans)
+        .map(|(column, plan)| ById {
+            column: *column,
+            fill: match plan {
+                Plan::Fill(value) => value.clone(),
+                Plan::Read(_) => None,
+            },
+        })
+        .collect();
+    let (positional, bytes) = positional(table, &file_schema, &by_id, &metadata, open()?, &at)?;
     report.positional = positional;
     report.positional_bytes_read = bytes;
     sink.finished(&report).map_err(&at)?;
     Ok(report)
+}
+
+/// The row positions of the data file that its Parquet position delete files delete (spec
+/// "Position Delete Files": `file_path` and `pos`, rows of other data files skipped).
+fn deleted_positions(deletes: &Deletes) -> Result<BTreeSet<u64>, VerifyError> {
+    let mut out = BTreeSet::new();
+    for file in &deletes.position {
+        let at = |message: String| {
+            VerifyError::file(file.path.clone(), message).with_help(
+                "a position delete file of this data file cannot be read: neither can a reader",
+            )
+        };
+        let handle = File::open(&file.local)
+            .map_err(|e| at(format!("cannot open `{}`: {e}", file.local.display())))?;
+        let rows = no_panic(|| {
+            let reader = ParquetRecordBatchReaderBuilder::try_new(handle)
+                .and_then(|b| b.with_batch_size(BATCH_ROWS).build())
+                .map_err(|e| e.to_string())?;
+            let mut positions = Vec::new();
+            for batch in reader {
+                let batch = batch.map_err(|e| e.to_string())?;
+                let column = |name: &str, t: &DataType| {
+                    let c = batch
+                        .column_by_name(name)
+                        .ok_or_else(|| format!("no `{name}` column: not a position delete file"))?;
+                    cast(c, t).map_err(|e| format!("`{name}`: {e}"))
+                };
+                let paths = column("file_path", &DataType::Utf8)?;
+                let pos = column("pos", &DataType::Int64)?;
+                let (paths, pos) = (paths.as_string::<i32>(), pos.as_primitive::<Int64Type>());
+                for i in 0..batch.num_rows() {
+                    if paths.is_valid(i) && paths.value(i) == deletes.data_file && pos.is_valid(i) {
+                        positions.push(pos.value(i));
+                    }
+                }
+            }
+            Ok(positions)
+        })
+        .map_err(|e| at(format!("not a readable position delete file: {e}")))?;
+        out.extend(rows.into_iter().filter_map(|p| u64::try_from(p).ok()));
+    }
+    Ok(out)
 }
 
 /// Every column chunk's range in the footer must be non-negative: the parquet crate's
@@ -387,19 +450,28 @@ fn locate(
 
 /// The positional counterfactual: per top-level table column, the file column a reader resolving
 /// by position would read, where that is not the one the field-id reader reads.
+/// What a field-id reader gives a top-level table field: a file column, or else one value (a
+/// default or a partition value; `None`: null) for every row.
+#[derive(Debug, Clone, Default)]
+struct ById {
+    column: Option<usize>,
+    fill: Option<Value>,
+}
+
 fn positional(
     table: &TableView<'_>,
     file_schema: &FileSchema,
-    sources: &[Option<usize>],
+    sources: &[ById],
     metadata: &ArrowReaderMetadata,
     file: CountingFile,
     at: &impl Fn(String) -> VerifyError,
 ) -> Result<(Vec<Positional>, u64), VerifyError> {
     let columns = &file_schema.columns;
     let mut out: Vec<Positional> = Vec::new();
-    for (i, (field, source)) in table.fields.iter().zip(sources).enumerate() {
+    for (i, (field, by_id)) in table.fields.iter().zip(sources).enumerate() {
+        let source = by_id.column;
         let at_position = columns.get(i).filter(|c| !c.leaves.is_empty());
-        if at_position.map(|_| i) == *source || (at_position.is_none() && source.is_none()) {
+        if at_position.map(|_| i) == source || (at_position.is_none() && source.is_none()) {
             continue;
         }
         out.push(Positional {
@@ -409,6 +481,7 @@ fn positional(
             file_column: at_position.map(|c| c.path.clone()),
             file_type: at_position.map(FileNode::type_name),
             by_id: source.and_then(|s| columns.get(s)).map(|c| c.path.clone()),
+            by_id_fill: by_id.fill.clone().filter(|_| source.is_none()),
             values: Vec::new(),
         });
     }
@@ -491,7 +564,7 @@ mod tests {
             local: &local,
             rows: Some(1),
             partition: &PartitionValues::new(),
-            deletes: Deletes::default(),
+            deletes: &Deletes::default(),
         };
         let mut rows = Rows(Vec::new());
         let report = verify_file(&view, &request, &mut rows).unwrap();

@@ -39,17 +39,33 @@ pub struct DataFile {
     pub deletes: Deletes,
 }
 
-/// How many delete files of the snapshot apply to a data file (spec "Scan Planning": by
+/// The delete files of the snapshot that apply to a data file (spec "Scan Planning": by
 /// partition, sequence number and, for position deletes, the referenced data file).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Deletes {
-    pub position: usize,
+    /// The data file's path as the manifest and the delete files name it.
+    pub data_file: String,
+    /// Position delete files in Parquet: applied.
+    pub position: Vec<PositionDeletes>,
+    /// Equality delete files: not applied.
     pub equality: usize,
+    /// Position deletes in another format (Puffin deletion vectors, Avro, ORC): not applied.
+    pub other: usize,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct PositionDeletes {
+    pub path: String,
+    pub local: PathBuf,
 }
 
 impl Deletes {
     pub fn any(&self) -> bool {
-        self.position + self.equality > 0
+        !self.position.is_empty() || self.not_applied() > 0
+    }
+
+    pub fn not_applied(&self) -> usize {
+        self.equality + self.other
     }
 }
 
@@ -195,13 +211,14 @@ pub fn current_files(
                 // Inheritance").
                 sequence: int(field(&record, "sequence_number")).unwrap_or(manifest.sequence),
                 referenced: string(field(data_file, "referenced_data_file")),
+                parquet: string(field(data_file, "file_format"))
+                    .is_some_and(|f| f.eq_ignore_ascii_case("parquet")),
             };
             if manifest.deletes || entry.content != 0 {
                 deletes.push(entry);
                 continue;
             }
-            let format = string(field(data_file, "file_format")).unwrap_or_default();
-            if !format.eq_ignore_ascii_case("parquet") {
+            if !entry.parquet {
                 continue;
             }
             let snapshot = int(field(&record, "snapshot_id")).or(manifest.added_by);
@@ -230,7 +247,21 @@ pub fn current_files(
             .is_none_or(PartitionSpec::is_unpartitioned)
     };
     for (file, entry) in files.iter_mut().zip(&data) {
-        file.deletes = applying(entry, &deletes, unpartitioned);
+        let mut found = Deletes {
+            data_file: entry.path.clone(),
+            ..Deletes::default()
+        };
+        for delete in applying(entry, &deletes, unpartitioned) {
+            match delete.content {
+                1 if delete.parquet => found.position.push(PositionDeletes {
+                    local: locator.local(&delete.path)?,
+                    path: delete.path.clone(),
+                }),
+                1 => found.other += 1,
+                _ => found.equality += 1,
+            }
+        }
+        file.deletes = found;
     }
     Ok(files)
 }
@@ -238,25 +269,26 @@ pub fn current_files(
 /// The delete files that apply to a data file (spec "Scan Planning"): in its partition (or
 /// in an unpartitioned spec), with a position delete no older and an equality delete newer
 /// than the data file, and a position delete's `referenced_data_file`, if any, naming it.
-fn applying(data: &Entry, deletes: &[Entry], unpartitioned: impl Fn(i32) -> bool) -> Deletes {
-    let mut out = Deletes::default();
-    for delete in deletes {
-        let same_partition = unpartitioned(delete.spec_id)
-            || (delete.spec_id == data.spec_id && delete.partition == data.partition);
-        if !same_partition {
-            continue;
-        }
-        match delete.content {
-            1 if data.sequence <= delete.sequence
-                && delete.referenced.as_ref().is_none_or(|r| r == &data.path) =>
-            {
-                out.position += 1;
+fn applying<'a>(
+    data: &Entry,
+    deletes: &'a [Entry],
+    unpartitioned: impl Fn(i32) -> bool,
+) -> Vec<&'a Entry> {
+    deletes
+        .iter()
+        .filter(|delete| {
+            unpartitioned(delete.spec_id)
+                || (delete.spec_id == data.spec_id && delete.partition == data.partition)
+        })
+        .filter(|delete| match delete.content {
+            1 => {
+                data.sequence <= delete.sequence
+                    && delete.referenced.as_ref().is_none_or(|r| r == &data.path)
             }
-            2 if data.sequence < delete.sequence => out.equality += 1,
-            _ => {}
-        }
-    }
-    out
+            2 => data.sequence < delete.sequence,
+            _ => false,
+        })
+        .collect()
 }
 
 /// A manifest of the snapshot, as its manifest list describes it.
@@ -276,6 +308,7 @@ struct Entry {
     partition: Option<Avro>,
     sequence: i64,
     referenced: Option<String>,
+    parquet: bool,
 }
 
 /// The identity-partition values of a manifest entry, by source field id, in the JSON
@@ -461,6 +494,7 @@ mod tests {
             )])),
             sequence,
             referenced: None,
+            parquet: true,
         }
     }
 
@@ -468,27 +502,33 @@ mod tests {
     fn deletes_apply_by_partition_sequence_number_and_referenced_file() {
         let data = entry("d.parquet", 0, 1, "eu", 5);
         let unpartitioned = |spec: i32| spec == 0;
-        let mut referencing_other = entry("p.parquet", 1, 1, "eu", 5);
+        let mut referencing_other = entry("references-another.parquet", 1, 1, "eu", 5);
         referencing_other.referenced = Some("other.parquet".into());
-        let mut referencing_it = entry("p.parquet", 1, 1, "eu", 5);
+        let mut referencing_it = entry("references-it.parquet", 1, 1, "eu", 5);
         referencing_it.referenced = Some("d.parquet".into());
         let deletes = [
-            entry("p.parquet", 1, 1, "eu", 5), // same sequence number: applies
-            entry("p.parquet", 1, 1, "eu", 4), // older: does not
-            entry("p.parquet", 1, 1, "us", 9), // another partition: does not
-            entry("p.parquet", 1, 0, "us", 9), // an unpartitioned spec: applies
-            entry("e.parquet", 2, 1, "eu", 5), // equality, same sequence number: does not
-            entry("e.parquet", 2, 1, "eu", 6), // equality, newer: applies
-            entry("p.parquet", 1, 2, "eu", 9), // another spec: does not
+            entry("same-seq.parquet", 1, 1, "eu", 5),
+            entry("older.parquet", 1, 1, "eu", 4),
+            entry("other-partition.parquet", 1, 1, "us", 9),
+            entry("unpartitioned.parquet", 1, 0, "us", 9),
+            entry("eq-same-seq.parquet", 2, 1, "eu", 5),
+            entry("eq-newer.parquet", 2, 1, "eu", 6),
+            entry("other-spec.parquet", 1, 2, "eu", 9),
             referencing_other,
             referencing_it,
         ];
+        let applied: Vec<&str> = applying(&data, &deletes, unpartitioned)
+            .iter()
+            .map(|d| d.path.as_str())
+            .collect();
         assert_eq!(
-            applying(&data, &deletes, unpartitioned),
-            Deletes {
-                position: 3,
-                equality: 1
-            }
+            applied,
+            [
+                "same-seq.parquet",
+                "unpartitioned.parquet",
+                "eq-newer.parquet",
+                "references-it.parquet"
+            ]
         );
     }
 

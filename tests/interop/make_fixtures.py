@@ -40,8 +40,16 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from pyiceberg.catalog.sql import SqlCatalog
 from pyiceberg.expressions import AlwaysTrue
-from pyiceberg.io.pyarrow import ArrowScan
-from pyiceberg.manifest import DataFile, DataFileContent, FileFormat
+from pyiceberg.io.pyarrow import ArrowScan, parquet_file_to_data_file
+from pyiceberg.manifest import (
+    DataFile,
+    DataFileContent,
+    FileFormat,
+    ManifestContent,
+    ManifestEntry,
+    ManifestEntryStatus,
+    ManifestWriterV2,
+)
 from pyiceberg.partitioning import PartitionField, PartitionSpec
 from pyiceberg.schema import Schema
 from pyiceberg.table import FileScanTask, StaticTable, Table
@@ -870,6 +878,142 @@ def write_age_as_string(table: Table, path: Path) -> None:
     pq.write_table(pa.Table.from_pylist(rows, schema=pa.schema(fields)), path, row_group_size=2)
 
 
+# `db.regions`: a v2 table partitioned by identity(region), for what a reader takes from manifests
+# rather than from the data file. Hive-style imports leave the partition column out of the files
+# (its value lives in the directory name); Iceberg readers fill it from the manifest entry's
+# partition tuple (spec "Column Projection"). pyiceberg's add_files() accepts such a file but infers
+# a null partition value (no column statistics to infer it from), so one file is registered the way a
+# Hive migration registers it: pyiceberg's own append_data_file() with the partition value given.
+# pyiceberg 0.12 cannot write delete files (`delete()` falls back to copy-on-write even with
+# write.delete.mode=merge-on-read), so the position delete file is written by pyarrow in the spec's
+# schema and committed in a delete manifest through pyiceberg's own manifest writer; pyiceberg's scan
+# then applies it.
+
+POS_DELETE_SCHEMA = pa.schema([
+    pa.field("file_path", pa.string(), nullable=False, metadata={b"PARQUET:field_id": b"2147483546"}),
+    pa.field("pos", pa.int64(), nullable=False, metadata={b"PARQUET:field_id": b"2147483545"}),
+])
+
+
+def write_region_less(table: Table, name: str, rows: list[dict]) -> Path:
+    """A file without field ids and without the `region` column (a Hive partition's file)."""
+    fields = [pa.field(f.name, without_field_ids(f.type), nullable=f.nullable)
+              for f in table.schema().as_arrow() if f.name != "region"]
+    path = Path(table.location().removeprefix("file://")) / "data" / f"{name}.parquet"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(pa.Table.from_pylist(rows, schema=pa.schema(fields)), path)
+    return path
+
+
+def register_with_partition(table: Table, path: Path, partition: Record) -> None:
+    """pyiceberg's add_files() path (`parquet_file_to_data_file`), with the partition value a Hive
+    migration takes from the directory name instead of the null add_files() infers."""
+    inferred = parquet_file_to_data_file(table.io, table.metadata, f"file://{path}")
+    data_file = DataFile.from_args(
+        content=DataFileContent.DATA,
+        file_path=inferred.file_path,
+        file_format=FileFormat.PARQUET,
+        partition=partition,
+        record_count=inferred.record_count,
+        file_size_in_bytes=inferred.file_size_in_bytes,
+    )
+    data_file.spec_id = table.metadata.default_spec_id
+    with table.transaction() as tx:
+        with tx.update_snapshot().fast_append() as append:
+            append.append_data_file(data_file)
+
+
+class DeleteManifestWriter(ManifestWriterV2):
+    """pyiceberg's v2 manifest writer, declaring its content as deletes."""
+
+    def content(self) -> ManifestContent:
+        return ManifestContent.DELETES
+
+    @property
+    def _meta(self) -> dict[str, str]:
+        return {**super()._meta, "content": "deletes"}
+
+
+def commit_position_delete(table: Table, data_file_path: str, positions: list[int], partition: Record) -> None:
+    path = Path(table.location().removeprefix("file://")) / "data" / "eu-position-deletes.parquet"
+    rows = [{"file_path": data_file_path, "pos": p} for p in positions]
+    pq.write_table(pa.Table.from_pylist(rows, schema=POS_DELETE_SCHEMA), path)
+    delete_file = DataFile.from_args(
+        content=DataFileContent.POSITION_DELETES,
+        file_path=f"file://{path}",
+        file_format=FileFormat.PARQUET,
+        partition=partition,
+        record_count=len(rows),
+        file_size_in_bytes=path.stat().st_size,
+    )
+    delete_file.spec_id = table.metadata.default_spec_id
+    with table.transaction() as tx:
+        with tx.update_snapshot().fast_append() as append:
+            data_manifests = append._manifests
+
+            def with_delete_manifest() -> list:
+                writer = DeleteManifestWriter(
+                    spec=table.metadata.spec(),
+                    schema=table.schema(),
+                    output_file=append.new_manifest_output(),
+                    snapshot_id=append.snapshot_id,
+                    avro_compression=append._compression,
+                )
+                with writer:
+                    writer.add(ManifestEntry.from_args(
+                        status=ManifestEntryStatus.ADDED, snapshot_id=append.snapshot_id, data_file=delete_file
+                    ))
+                return data_manifests() + [writer.to_manifest_file()]
+
+            append._manifests = with_delete_manifest
+
+
+def build_regions(catalog: SqlCatalog) -> Table:
+    schema = Schema(
+        NestedField(1, "id", LongType(), required=True),
+        NestedField(2, "region", StringType(), required=False),
+        NestedField(3, "note", StringType(), required=False),
+    )
+    table = catalog.create_table(
+        f"{NAMESPACE}.regions",
+        schema,
+        partition_spec=PartitionSpec(PartitionField(2, 1000, IdentityTransform(), "region")),
+        properties={
+            "owner": "fieldgate-fixtures",
+            "format-version": "2",
+            "write.parquet.compression-codec": "zstd",
+            "write.py-location-provider.impl": "make_fixtures.FixtureLocations",
+        },
+    )
+    name_next_file("eu-pyiceberg")
+    append(table, [{"id": i, "region": "eu", "note": f"n-{i}"} for i in (1, 2, 3)])
+    table.add_files([f"file://{write_region_less(table, 'null-imported', [{'id': 4, 'note': 'n-4'}])}"])
+    register_with_partition(
+        table, write_region_less(table, "us-imported", [{"id": i, "note": f"n-{i}"} for i in (5, 6)]), Record("us")
+    )
+    eu = next(t.file.file_path for t in table.scan().plan_files() if t.file.file_path.endswith("eu-pyiceberg.parquet"))
+    commit_position_delete(table, eu, [1], Record("eu"))
+    return table
+
+
+def copy_table(table: Table, out: Path) -> list[str]:
+    """The table, byte for byte: data files, manifests and manifest lists; metadata in the Hadoop
+    layout. Returns the metadata files written, oldest first."""
+    table_dir = Path(table.location().removeprefix("file://"))
+    for sub in ("data", "metadata"):
+        (out / sub).mkdir(parents=True)
+        for path in sorted((table_dir / sub).iterdir()):
+            if not path.name.endswith(".metadata.json"):
+                shutil.copyfile(path, out / sub / path.name)
+    sequence = metadata_sequence(table)
+    written = []
+    for version, location in enumerate(sequence, start=1):
+        (out / "metadata" / f"v{version}.metadata.json").write_bytes(read_bytes(table, location))
+        written.append(f"v{version}.metadata.json")
+    (out / "metadata" / "version-hint.text").write_text(str(len(sequence)))
+    return written
+
+
 def shortest_float32(value: float) -> float:
     """The shortest decimal that reads back as the same float32: how fieldgate prints `float`."""
     for digits in range(1, 18):
@@ -900,11 +1044,12 @@ def render(value: object, iceberg_type: IcebergType) -> object:
     return value
 
 
-def scan_file(table: Table, data_file: DataFile, schema: Schema, metadata: object = None) -> dict:
+def scan_file(table: Table, data_file: DataFile, schema: Schema, metadata: object = None,
+              delete_files: frozenset = frozenset()) -> dict:
     """pyiceberg's own read of one file under one schema: the rows, or the error it raised."""
     scan = ArrowScan(metadata or table.metadata, table.io, schema, AlwaysTrue())
     try:
-        result = scan.to_table([FileScanTask(data_file)])
+        result = scan.to_table([FileScanTask(data_file, delete_files=set(delete_files))])
     except Exception as error:  # noqa: BLE001 - a refusal is an expected outcome here
         return {"error": f"{type(error).__name__}: {str(error).splitlines()[0]}"}
     return {"rows": [{f.name: render(row[f.name], f.field_type) for f in schema.fields} for row in result.to_pylist()]}
@@ -924,28 +1069,18 @@ def standalone_data_file(path: Path) -> DataFile:
 
 
 def make_verify_fixtures(out: Path) -> None:
-    for sub in ("people", "files"):
+    for sub in ("people", "regions", "files"):
         shutil.rmtree(out / sub, ignore_errors=True)
     out.mkdir(parents=True, exist_ok=True)
     catalog = open_catalog(VERIFY_WAREHOUSE)
     table, written = build_people(catalog)
-    table_dir = Path(table.location().removeprefix("file://"))
 
-    # The table, byte for byte: data files, manifests and manifest lists; metadata in the Hadoop layout.
     copy = out / "people"
-    for sub in ("data", "metadata"):
-        (copy / sub).mkdir(parents=True)
-        for path in sorted((table_dir / sub).iterdir()):
-            if not path.name.endswith(".metadata.json"):
-                shutil.copyfile(path, copy / sub / path.name)
-    sequence = metadata_sequence(table)
     no_mapping = None
-    for version, location in enumerate(sequence, start=1):
-        text = read_bytes(table, location)
-        (copy / "metadata" / f"v{version}.metadata.json").write_bytes(text)
+    for name in copy_table(table, copy):
+        text = (copy / "metadata" / name).read_bytes()
         if no_mapping is None and b"schema.name-mapping.default" not in text and b'"snapshots":[{' in text:
-            no_mapping = f"people/metadata/v{version}.metadata.json"
-    (copy / "metadata" / "version-hint.text").write_text(str(len(sequence)))
+            no_mapping = f"people/metadata/{name}"
 
     (out / "files").mkdir()
     age_as_string = out / "files" / "age-as-string.parquet"
@@ -973,15 +1108,29 @@ def make_verify_fixtures(out: Path) -> None:
         reads.append({"file": "people/data/s0-imported.parquet", "metadata": no_mapping, "schema_id": 0}
                      | scan_file(table, imported, before.schema(), before.metadata))
 
+    # The partitioned table: the rows pyiceberg's scan returns for each data file, with the delete
+    # files that apply to it (`position_deletes`: how many) and the rows it returns without them.
+    regions = build_regions(catalog)
+    copy_table(regions, out / "regions")
+    for task in regions.scan().plan_files():
+        name = Path(task.file.file_path).stem
+        read = {"file": f"regions/data/{name}.parquet", "metadata": "regions", "schema_id": 0}
+        read |= scan_file(regions, task.file, regions.schema(), delete_files=frozenset(task.delete_files))
+        if task.delete_files:
+            read["position_deletes"] = sum(d.content == DataFileContent.POSITION_DELETES for d in task.delete_files)
+            read["rows_without_deletes"] = scan_file(regions, task.file, regions.schema())["rows"]
+        reads.append(read)
+
     doc = {
         "generator": "tests/interop/make_fixtures.py --verify-out (pyiceberg 0.12.0, pyarrow 26.0.1)",
         "table_location": table.location(),
+        "regions_location": regions.location(),
         "files": dict(sorted(files.items())),
         "reads": sorted(reads, key=lambda r: (r["file"], r["metadata"], r["schema_id"])),
     }
     (out / "expected.json").write_text(json.dumps(doc, indent=1) + "\n")
     shutil.rmtree(VERIFY_WAREHOUSE)
-    print(f"wrote the verify fixtures ({len(files)} table files, {len(reads)} reads) to {out}")
+    print(f"wrote the verify fixtures ({len(files)} people files, {len(reads)} reads) to {out}")
 
 
 def main(argv: list[str]) -> int:

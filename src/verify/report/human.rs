@@ -168,17 +168,26 @@ impl Sink for Human<'_> {
                 bytes(report.file_bytes),
             ));
         }
-        if report.deletes.any() {
+        let deletes = &report.deletes;
+        if !deletes.position.is_empty() {
             text.push_str(&format!(
-                "  deletes: {} position and {} equality delete file(s) of the snapshot apply to this file \
-                 and are NOT applied: the rows above are the data file's own, a reader drops those they delete\n",
-                report.deletes.position, report.deletes.equality
+                "  deletes: {} position delete file(s) applied, {} row(s) deleted\n",
+                deletes.position.len(),
+                report.rows_deleted
+            ));
+        }
+        if deletes.not_applied() > 0 {
+            text.push_str(&format!(
+                "  deletes: {} equality and {} deletion-vector or non-Parquet position delete file(s) apply \
+                 and are NOT applied: a reader drops the rows they delete, these rows include them\n",
+                deletes.equality, deletes.other
             ));
         }
         for p in &report.positional {
-            let instead = match &p.by_id {
-                Some(file) => format!("by field id it reads `{file}`"),
-                None => "by field id it reads null".into(),
+            let instead = match (&p.by_id, &p.by_id_fill) {
+                (Some(file), _) => format!("by field id it reads `{file}`"),
+                (None, Some(value)) => format!("by field id it reads {value}"),
+                (None, None) => "by field id it reads null".into(),
             };
             let line = match (&p.file_column, &p.file_type) {
                 (Some(file), Some(file_type)) => format!(

@@ -96,7 +96,11 @@ pub fn file(f: &FileReport) -> Value {
     if f.deletes.any() {
         m.insert(
             "deletes".into(),
-            json!({"position": f.deletes.position, "equality": f.deletes.equality, "applied": false}),
+            json!({
+                "position_files": f.deletes.position.len(),
+                "rows_deleted": f.rows_deleted,
+                "not_applied": {"equality_files": f.deletes.equality, "other_files": f.deletes.other},
+            }),
         );
     }
     m.insert(
@@ -116,7 +120,7 @@ pub fn file(f: &FileReport) -> Value {
         f.positional
             .iter()
             .map(|p| {
-                json!({
+                let mut entry = json!({
                     "position": p.position,
                     "column": p.table_column,
                     "table_type": p.table_type,
@@ -124,7 +128,11 @@ pub fn file(f: &FileReport) -> Value {
                     "file_type": p.file_type,
                     "by_id": p.by_id,
                     "values": p.values,
-                })
+                });
+                if let (Some(value), Some(object)) = (&p.by_id_fill, entry.as_object_mut()) {
+                    object.insert("by_id_value".into(), value.clone());
+                }
+                entry
             })
             .collect::<Vec<_>>()
             .into(),
