@@ -515,6 +515,28 @@ fn a_partition_column_missing_from_a_file_reads_its_identity_partition_value() {
     assert_eq!(positional["file_column"], "note");
     assert_eq!(positional["by_id_value"], "us");
 
+    // A required partition column: pyiceberg 0.12 refuses the file before it looks at the
+    // partition value (Iceberg Java would read it); so does verify, and says both.
+    let out = fieldgate(
+        &[
+            "verify",
+            "--metadata",
+            "required_regions",
+            "required_regions/data/us-with-ids.parquet",
+            "--format",
+            "json",
+        ],
+        &fixtures(),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let required = column(&json(&out), 0, "region").clone();
+    assert_eq!(required["status"], "missing-required");
+    let detail = required["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("`region` = \"us\"") && detail.contains("pyiceberg 0.12 refuses the file"),
+        "{detail}"
+    );
+
     // The same file, but not one of the table's: its partition value is unknown, and said so.
     let dir = tempfile::tempdir().unwrap();
     let stray = dir.path().join("stray.parquet");

@@ -40,7 +40,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from pyiceberg.catalog.sql import SqlCatalog
 from pyiceberg.expressions import AlwaysTrue
-from pyiceberg.io.pyarrow import ArrowScan, parquet_file_to_data_file
+from pyiceberg.io.pyarrow import ArrowScan
 from pyiceberg.manifest import (
     DataFile,
     DataFileContent,
@@ -895,9 +895,9 @@ POS_DELETE_SCHEMA = pa.schema([
 ])
 
 
-def write_region_less(table: Table, name: str, rows: list[dict]) -> Path:
-    """A file without field ids and without the `region` column (a Hive partition's file)."""
-    fields = [pa.field(f.name, without_field_ids(f.type), nullable=f.nullable)
+def write_region_less(table: Table, name: str, rows: list[dict], field_ids: bool = False) -> Path:
+    """A file without the `region` column (a Hive partition's file), without field ids unless asked."""
+    fields = [f if field_ids else pa.field(f.name, without_field_ids(f.type), nullable=f.nullable)
               for f in table.schema().as_arrow() if f.name != "region"]
     path = Path(table.location().removeprefix("file://")) / "data" / f"{name}.parquet"
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -906,16 +906,15 @@ def write_region_less(table: Table, name: str, rows: list[dict]) -> Path:
 
 
 def register_with_partition(table: Table, path: Path, partition: Record) -> None:
-    """pyiceberg's add_files() path (`parquet_file_to_data_file`), with the partition value a Hive
-    migration takes from the directory name instead of the null add_files() infers."""
-    inferred = parquet_file_to_data_file(table.io, table.metadata, f"file://{path}")
+    """Commits a data file through pyiceberg's fast append with the partition value a Hive migration
+    takes from the directory name, instead of the null add_files() infers."""
     data_file = DataFile.from_args(
         content=DataFileContent.DATA,
-        file_path=inferred.file_path,
+        file_path=f"file://{path}",
         file_format=FileFormat.PARQUET,
         partition=partition,
-        record_count=inferred.record_count,
-        file_size_in_bytes=inferred.file_size_in_bytes,
+        record_count=pq.ParquetFile(path).metadata.num_rows,
+        file_size_in_bytes=path.stat().st_size,
     )
     data_file.spec_id = table.metadata.default_spec_id
     with table.transaction() as tx:
@@ -968,14 +967,14 @@ def commit_position_delete(table: Table, data_file_path: str, positions: list[in
             append._manifests = with_delete_manifest
 
 
-def build_regions(catalog: SqlCatalog) -> Table:
+def regions_table(catalog: SqlCatalog, name: str, region_required: bool) -> Table:
     schema = Schema(
         NestedField(1, "id", LongType(), required=True),
-        NestedField(2, "region", StringType(), required=False),
+        NestedField(2, "region", StringType(), required=region_required),
         NestedField(3, "note", StringType(), required=False),
     )
-    table = catalog.create_table(
-        f"{NAMESPACE}.regions",
+    return catalog.create_table(
+        f"{NAMESPACE}.{name}",
         schema,
         partition_spec=PartitionSpec(PartitionField(2, 1000, IdentityTransform(), "region")),
         properties={
@@ -985,6 +984,10 @@ def build_regions(catalog: SqlCatalog) -> Table:
             "write.py-location-provider.impl": "make_fixtures.FixtureLocations",
         },
     )
+
+
+def build_regions(catalog: SqlCatalog) -> Table:
+    table = regions_table(catalog, "regions", region_required=False)
     name_next_file("eu-pyiceberg")
     append(table, [{"id": i, "region": "eu", "note": f"n-{i}"} for i in (1, 2, 3)])
     table.add_files([f"file://{write_region_less(table, 'null-imported', [{'id': 4, 'note': 'n-4'}])}"])
@@ -993,6 +996,15 @@ def build_regions(catalog: SqlCatalog) -> Table:
     )
     eu = next(t.file.file_path for t in table.scan().plan_files() if t.file.file_path.endswith("eu-pyiceberg.parquet"))
     commit_position_delete(table, eu, [1], Record("eu"))
+    return table
+
+
+def build_required_regions(catalog: SqlCatalog) -> Table:
+    """`region` required: pyiceberg 0.12 refuses a file without it before it looks at the partition
+    value (`ArrowProjectionVisitor.struct`), where Iceberg Java reads the partition value."""
+    table = regions_table(catalog, "required_regions", region_required=True)
+    path = write_region_less(table, "us-with-ids", [{"id": 7, "note": "n-7"}], field_ids=True)
+    register_with_partition(table, path, Record("us"))
     return table
 
 
@@ -1069,7 +1081,7 @@ def standalone_data_file(path: Path) -> DataFile:
 
 
 def make_verify_fixtures(out: Path) -> None:
-    for sub in ("people", "regions", "files"):
+    for sub in ("people", "regions", "required_regions", "files"):
         shutil.rmtree(out / sub, ignore_errors=True)
     out.mkdir(parents=True, exist_ok=True)
     catalog = open_catalog(VERIFY_WAREHOUSE)
@@ -1120,6 +1132,13 @@ def make_verify_fixtures(out: Path) -> None:
             read["position_deletes"] = sum(d.content == DataFileContent.POSITION_DELETES for d in task.delete_files)
             read["rows_without_deletes"] = scan_file(regions, task.file, regions.schema())["rows"]
         reads.append(read)
+
+    required = build_required_regions(catalog)
+    copy_table(required, out / "required_regions")
+    for task in required.scan().plan_files():
+        name = Path(task.file.file_path).stem
+        reads.append({"file": f"required_regions/data/{name}.parquet", "metadata": "required_regions", "schema_id": 0}
+                     | scan_file(required, task.file, required.schema()))
 
     doc = {
         "generator": "tests/interop/make_fixtures.py --verify-out (pyiceberg 0.12.0, pyarrow 26.0.1)",
