@@ -26,6 +26,23 @@ pub struct SampleFile {
     pub local: PathBuf,
     /// What asked for it (its `sample:` entry in fieldgate.yaml), where findings about it point.
     pub origin: Option<Origin>,
+    /// From its manifest entry, when it was sampled from the manifests: identity-partition
+    /// values and the delete files that apply.
+    pub partition: PartitionValues,
+    pub deletes: Deletes,
+}
+
+impl SampleFile {
+    /// A file named by path, read without what its manifest entry says.
+    pub fn listed(path: String, local: PathBuf, origin: Option<Origin>) -> SampleFile {
+        SampleFile {
+            path,
+            local,
+            origin,
+            partition: PartitionValues::new(),
+            deletes: Deletes::default(),
+        }
+    }
 }
 
 /// The sample read under the new schema.
@@ -64,6 +81,8 @@ pub fn from_manifests(
             path: f.path,
             local: f.local,
             origin: origin.cloned(),
+            partition: f.partition,
+            deletes: f.deletes,
         })
         .collect())
 }
@@ -89,8 +108,8 @@ pub fn verify(
             path: file.path.clone(),
             local: &file.local,
             rows: Some(0),
-            partition: &PartitionValues::new(),
-            deletes: &Deletes::default(),
+            partition: &file.partition,
+            deletes: &file.deletes,
         };
         let report = verify_file(&view, &request, &mut Quiet)?;
         findings.extend(file_findings(
