@@ -169,7 +169,8 @@ impl Sink for Human<'_> {
             ));
         }
         let deletes = &report.deletes;
-        if !deletes.position.is_empty() {
+        // A file no field-id reader can match is not read, so no delete is applied to it either.
+        if !deletes.position.is_empty() && report.problem.is_none() {
             text.push_str(&format!(
                 "  deletes: {} position delete file(s) applied, {} row(s) deleted\n",
                 deletes.position.len(),
@@ -204,5 +205,66 @@ impl Sink for Human<'_> {
             text.push_str(&line);
         }
         self.out.write_all(text.as_bytes()).map_err(io_error)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verify::sample::{Deletes, PositionDeletes};
+
+    fn report(deletes: Deletes) -> FileReport {
+        FileReport {
+            path: "d.parquet".into(),
+            read_from: None,
+            rows: 2,
+            bytes_read: 10,
+            file_bytes: 20,
+            ids: IdSource::FieldIds,
+            columns: Vec::new(),
+            pruned: Vec::new(),
+            positional: Vec::new(),
+            positional_bytes_read: 0,
+            problem: None,
+            deletes,
+            rows_deleted: 1,
+            rows_printed: 0,
+            ranges_read: Vec::new(),
+        }
+    }
+
+    fn finished(report: &FileReport) -> String {
+        let mut out = Vec::new();
+        Human::new(&mut out).finished(report).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn deletes_say_what_was_applied_and_what_was_not() {
+        let applied = report(Deletes {
+            data_file: "d.parquet".into(),
+            position: vec![PositionDeletes {
+                path: "p.parquet".into(),
+                local: "p.parquet".into(),
+            }],
+            equality: 0,
+            other: 0,
+        });
+        let text = finished(&applied);
+        assert!(text.contains("deletes: 1 position delete file(s) applied, 1 row(s) deleted"));
+        assert!(!text.contains("NOT applied"), "{text}");
+
+        let not_applied = report(Deletes {
+            data_file: "d.parquet".into(),
+            position: Vec::new(),
+            equality: 2,
+            other: 1,
+        });
+        let text = finished(&not_applied);
+        assert!(
+            text.contains("deletes: 2 equality and 1 deletion-vector or non-Parquet position delete file(s) apply and are NOT applied"),
+            "{text}"
+        );
+        assert!(!text.contains("row(s) deleted"), "{text}");
     }
 }
