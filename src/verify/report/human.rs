@@ -180,7 +180,8 @@ impl Sink for Human<'_> {
         if deletes.not_applied() > 0 {
             text.push_str(&format!(
                 "  deletes: {} equality and {} deletion-vector or non-Parquet position delete file(s) apply \
-                 and are NOT applied: a reader drops the rows they delete, these rows include them\n",
+                 and are NOT applied: these rows include those they delete (Iceberg Java drops them; \
+                 pyiceberg 0.12 refuses to scan a table with equality deletes)\n",
                 deletes.equality, deletes.other
             ));
         }
