@@ -287,12 +287,19 @@ impl Resolver<'_> {
                     Some(f) if is_allowed_promotion(f, table, self.format_version) => {
                         Some(Status::Promoted)
                     }
-                    _ => None,
+                    Some(f) => match timestamp_read(f, table, self.format_version) {
+                        Some((status, why)) => {
+                            report.detail = Some(why.into());
+                            Some(status)
+                        }
+                        None => None,
+                    },
+                    None => None,
                 };
                 match ok {
                     Some(status) => {
                         report.status = status;
-                        if status == Status::Promoted {
+                        if status == Status::Promoted || report.detail.is_some() {
                             report.file_type = Some(node.type_name());
                         }
                         self.columns.push(report);
@@ -579,6 +586,32 @@ impl Resolver<'_> {
         for (id, member, member_type) in members {
             self.not_read(id, &member, member_type, None, format!("part of `{path}`"));
         }
+    }
+}
+
+/// Timestamps pyiceberg 0.12 reads although their types differ (`_cast_if_needed`): a UTC-adjusted
+/// column as a `timestamp` and a local one as a `timestamptz` (the microseconds as they are), and,
+/// in v1 and v2 tables, nanoseconds as microseconds (truncated toward zero, an unsafe arrow cast).
+fn timestamp_read(
+    file: &PrimitiveType,
+    table: &PrimitiveType,
+    format_version: u8,
+) -> Option<(Status, &'static str)> {
+    use PrimitiveType as P;
+    match (file, table) {
+        (P::Timestamptz, P::Timestamp) | (P::Timestamp, P::Timestamptz) => Some((
+            Status::Resolved,
+            "the file's timestamp and the table's differ in time zone: readers take its microseconds as they are",
+        )),
+        (P::TimestampNs | P::TimestamptzNs, P::Timestamp | P::Timestamptz)
+            if format_version <= 2 =>
+        {
+            Some((
+                Status::Promoted,
+                "nanoseconds truncated to microseconds, as pyiceberg reads v1 and v2 tables",
+            ))
+        }
+        _ => None,
     }
 }
 
@@ -962,5 +995,42 @@ mod tests {
         let f = file("message m { optional int64 other = 2; }");
         let e = resolve(&t.fields, &f, 3, &PartitionValues::new()).unwrap_err();
         assert_eq!(e.0, "`n`: initial-default \"seven\" is not a valid int");
+    }
+
+    #[test]
+    fn timestamps_read_across_time_zones_and_nanoseconds_only_before_v3() {
+        let t = table(
+            r#"{"type":"struct","schema-id":0,"fields":[
+            {"id":1,"name":"ts","required":false,"type":"timestamp"},
+            {"id":2,"name":"tz","required":false,"type":"timestamptz"}]}"#,
+        );
+        let swapped = file(
+            "message m {
+               optional int64 ts (TIMESTAMP(MICROS,true)) = 1;
+               optional int64 tz (TIMESTAMP(MICROS,false)) = 2;
+             }",
+        );
+        let r = resolve(&t.fields, &swapped, 2, &PartitionValues::new()).unwrap();
+        assert_eq!(
+            statuses(&r),
+            [("ts".into(), "resolved"), ("tz".into(), "resolved")]
+        );
+        assert_eq!(r.columns[0].file_type.as_deref(), Some("timestamptz"));
+        let nanos = file(
+            "message m {
+               optional int64 ts (TIMESTAMP(NANOS,false)) = 1;
+               optional int64 tz (TIMESTAMP(NANOS,true)) = 2;
+             }",
+        );
+        let v2 = resolve(&t.fields, &nanos, 2, &PartitionValues::new()).unwrap();
+        assert_eq!(
+            statuses(&v2),
+            [("ts".into(), "promoted"), ("tz".into(), "promoted")]
+        );
+        let v3 = resolve(&t.fields, &nanos, 3, &PartitionValues::new()).unwrap();
+        assert_eq!(
+            statuses(&v3),
+            [("ts".into(), "incompatible"), ("tz".into(), "incompatible")]
+        );
     }
 }

@@ -865,17 +865,33 @@ def build_people(catalog: SqlCatalog) -> tuple[Table, dict[str, int]]:
     return table, written
 
 
-def write_age_as_string(table: Table, path: Path) -> None:
-    """A file with the table's field ids whose `age` (a long in the table) is stored as strings: a
-    writer bug no reader can resolve. Not part of the table; verified by path."""
-    age_id = table.schema().find_field("age").field_id
+def write_with_column_as(table: Table, path: Path, column: str, arrow_type: pa.DataType, values: list) -> None:
+    """A file with the table's field ids whose `column` is stored as `arrow_type` (rows 13 to 15 of
+    the current schema, with `values` in that column). Not part of the table; verified by path."""
+    column_id = table.schema().find_field(column).field_id
     fields = []
     for f in table.schema().as_arrow():
-        if f.name == "age":
-            f = pa.field("age", pa.string(), nullable=True, metadata={b"PARQUET:field_id": str(age_id).encode()})
+        if f.name == column:
+            f = pa.field(column, arrow_type, nullable=True, metadata={b"PARQUET:field_id": str(column_id).encode()})
         fields.append(f)
-    rows = [people_row(i, 2) | {"age": f"{20 + i} years"} for i in (13, 14, 15)]
+    rows = [people_row(i, 2) | {column: v} for i, v in zip((13, 14, 15), values)]
     pq.write_table(pa.Table.from_pylist(rows, schema=pa.schema(fields)), path, row_group_size=2)
+
+
+def write_age_as_string(table: Table, path: Path) -> None:
+    """`age` (a long in the table) stored as strings: a writer bug no reader can resolve."""
+    write_with_column_as(table, path, "age", pa.string(), [f"{20 + i} years" for i in (13, 14, 15)])
+
+
+def write_seen_variants(table: Table, files: Path) -> list[Path]:
+    """`seen` (a timestamptz) stored as nanoseconds, and as a timestamp without time zone: both are
+    read by pyiceberg (nanoseconds truncated toward zero in a v2 table)."""
+    nanos = files / "seen-as-nanos.parquet"
+    write_with_column_as(table, nanos, "seen", pa.timestamp("ns", tz="UTC"),
+                         [1_704_110_400_000_001_999, -1_999, None])
+    local = files / "seen-without-zone.parquet"
+    write_with_column_as(table, local, "seen", pa.timestamp("us"), [1_704_110_400_000_001, -1, None])
+    return [nanos, local]
 
 
 # `db.regions`: a v2 table partitioned by identity(region), for what a reader takes from manifests
@@ -1110,9 +1126,9 @@ def make_verify_fixtures(out: Path) -> None:
         for schema in table.schemas().values():
             reads.append({"file": files[name]["path"], "metadata": "people", "schema_id": schema.schema_id}
                          | scan_file(table, task.file, schema))
-    standalone = standalone_data_file(age_as_string)
-    reads.append({"file": "files/age-as-string.parquet", "metadata": "people", "schema_id": table.schema().schema_id}
-                 | scan_file(table, standalone, table.schema()))
+    for path in [age_as_string, *write_seen_variants(table, out / "files")]:
+        reads.append({"file": f"files/{path.name}", "metadata": "people", "schema_id": table.schema().schema_id}
+                     | scan_file(table, standalone_data_file(path), table.schema()))
     # An id-less file against the table as it was before add_files() gave it a name mapping.
     if no_mapping is not None:
         before = StaticTable.from_metadata(f"file://{copy.parent / no_mapping}")

@@ -50,18 +50,28 @@ impl<'a> Human<'a> {
 fn column_line(c: &ColumnReport, width: usize) -> String {
     let id = format!("({})", c.field_id);
     let what = match c.status {
-        Status::Resolved => match &c.file_column {
-            Some(file) if file != &c.path => format!("resolved from `{file}`"),
-            _ => "resolved".into(),
-        },
+        Status::Resolved => {
+            let from = match &c.file_column {
+                Some(file) if file != &c.path => format!("resolved from `{file}`"),
+                _ => "resolved".into(),
+            };
+            match (&c.file_type, &c.detail) {
+                (Some(file_type), Some(why)) => format!("{from}, stored as {file_type}: {why}"),
+                _ => from,
+            }
+        }
         Status::Promoted => format!(
-            "promoted {} -> {}{}",
+            "promoted {} -> {}{}{}",
             c.file_type.as_deref().unwrap_or("?"),
             c.table_type,
             match &c.file_column {
                 Some(file) if file != &c.path => format!(", from `{file}`"),
                 _ => String::new(),
-            }
+            },
+            c.detail
+                .as_deref()
+                .map(|d| format!(" ({d})"))
+                .unwrap_or_default()
         ),
         Status::MissingNull => match &c.detail {
             Some(d) => format!("not in the file: null ({d})"),
