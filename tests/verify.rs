@@ -679,6 +679,10 @@ fn v3_types_and_nested_defaults_get_explicit_statuses() {
         column(&report, 0, "payload")["detail"],
         "not verified: fieldgate does not read variant values"
     );
+    assert_eq!(
+        column(&report, 0, "shape")["detail"],
+        "not verified: fieldgate does not read geometry values"
+    );
     assert_eq!(status("at"), "missing-default");
     assert_eq!(status("meta"), "missing-default");
     assert_eq!(status("meta.level"), "missing-default");
@@ -691,5 +695,23 @@ fn v3_types_and_nested_defaults_get_explicit_statuses() {
     assert_eq!(
         report["rows"][0],
         serde_json::json!({"id": 12, "at": "2024-01-01T00:00:00.000000001", "meta": {"level": 3}, "u": null})
+    );
+    let human = fieldgate(
+        &[
+            "verify",
+            "--metadata",
+            path.to_str().unwrap(),
+            data.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
+    let stdout = text(&human.stdout);
+    assert!(
+        stdout.contains("(30)  not read: not verified: fieldgate does not read variant values"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("passed: 1 file(s), 1 row(s) read as schema 0, 0 file(s) a reader cannot read correctly; not verified (not read): `payload`, `shape`"),
+        "{stdout}"
     );
 }

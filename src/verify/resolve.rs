@@ -246,7 +246,12 @@ impl Resolver<'_> {
         parent_present: bool,
     ) -> Result<Plan, Unsupported> {
         if let Some(p) = unreadable(m.field_type) {
-            let detail = format!("not verified: fieldgate does not read {p} values");
+            let family = match p {
+                PrimitiveType::Geometry(_) => "geometry",
+                PrimitiveType::Geography(_) => "geography",
+                _ => "variant",
+            };
+            let detail = format!("not verified: fieldgate does not read {family} values");
             let file_column = found.map(|(node, _)| node.path.clone());
             self.unread.extend(file_column.clone());
             self.not_read(m.id, &m.path, m.field_type, file_column, detail);

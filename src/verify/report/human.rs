@@ -36,9 +36,34 @@ impl<'a> Human<'a> {
     pub fn verdict(&mut self, summary: &Summary<'_>) -> Result<(), String> {
         let failed = summary.files.iter().filter(|f| !f.passed()).count();
         let verdict = if failed == 0 { "passed" } else { "failed" };
+        let mut not_read: Vec<&str> = Vec::new();
+        let not_read_roots = summary.files.iter().flat_map(|f| &f.columns).filter(|c| {
+            c.status == Status::NotRead
+                && !c
+                    .detail
+                    .as_deref()
+                    .is_some_and(|d| d.starts_with("part of"))
+        });
+        for c in not_read_roots {
+            if !not_read.contains(&c.path.as_str()) {
+                not_read.push(&c.path);
+            }
+        }
+        let unverified = if not_read.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; not verified (not read): {}",
+                not_read
+                    .iter()
+                    .map(|p| format!("`{p}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
         writeln!(
             self.out,
-            "\n{verdict}: {} file(s), {} row(s) read as schema {}, {failed} file(s) a reader cannot read correctly",
+            "\n{verdict}: {} file(s), {} row(s) read as schema {}, {failed} file(s) a reader cannot read correctly{unverified}",
             summary.files.len(),
             summary.rows(),
             summary.schema_id
