@@ -7,7 +7,7 @@ use std::io::Write;
 use fieldgate::iceberg::metadata::TableMetadata;
 use fieldgate::verify::read::{FileReport, Request, Sink, TableView, verify_file};
 use fieldgate::verify::resolve::PartitionValues;
-use fieldgate::verify::sample::Deletes;
+use fieldgate::verify::deletes::Deletes;
 use libfuzzer_sys::fuzz_target;
 
 const METADATA: &str = include_str!("../../tests/fixtures/verify/people/metadata/v8.metadata.json");

@@ -11,14 +11,13 @@ use crate::cli::{FormatArg, RowsArg, VerifyArgs};
 use crate::commands::failure::Failure;
 use crate::commands::input::load_table;
 use crate::iceberg::metadata::TableMetadata;
+use crate::verify::deletes::Deletes;
 use crate::verify::read::{FileReport, Request, Sink, TableView, verify_file};
 use crate::verify::report::human::Human;
 use crate::verify::report::json::Json;
 use crate::verify::report::{BROKEN_PIPE, Summary};
 use crate::verify::resolve::{Identity, unreadable};
-use crate::verify::sample::{
-    DataFile, Deletes, Locator, current_files, local_path, pick, table_dir,
-};
+use crate::verify::sample::{DataFile, Locator, current_files, local_path, pick, table_dir};
 
 pub fn run(args: &VerifyArgs, out: &mut dyn Write) -> Result<bool, Failure> {
     let loaded = load_table(&args.metadata)?;

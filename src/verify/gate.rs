@@ -10,10 +10,11 @@ use serde_json::Value;
 use crate::change::Origin;
 use crate::finding::{Finding, Severity};
 use crate::iceberg::metadata::TableMetadata;
+use crate::verify::deletes::Deletes;
 use crate::verify::error::VerifyError;
 use crate::verify::read::{FileReport, Request, Sink, TableView, verify_file};
 use crate::verify::resolve::{ColumnReport, PartitionValues, Status};
-use crate::verify::sample::{Deletes, Locator, current_files, pick};
+use crate::verify::sample::{Locator, current_files, pick};
 
 pub const RULE: &str = "reader-verification";
 

@@ -8,16 +8,11 @@
 //! Malformed data is an error naming the file and, when a data page fails, the row group and
 //! column (found by re-reading the projected columns one row group and column at a time).
 
-use std::collections::BTreeSet;
 use std::fs::File;
 use std::path::Path;
 use std::sync::Arc;
 
-use arrow_array::cast::AsArray;
-use arrow_array::types::Int64Type;
-use arrow_array::{Array, RecordBatch};
-use arrow_cast::cast;
-use arrow_schema::DataType;
+use arrow_array::RecordBatch;
 use parquet::arrow::ProjectionMask;
 use parquet::arrow::arrow_reader::{
     ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
@@ -28,13 +23,13 @@ use serde_json::{Map, Value};
 use crate::iceberg::name_mapping::NameMapping;
 use crate::iceberg::schema::Field;
 use crate::verify::counting::CountingFile;
+use crate::verify::deletes::Deletes;
 use crate::verify::error::{VerifyError, no_panic};
 use crate::verify::file_schema::{FileNode, FileSchema, IdSource};
 use crate::verify::project::Projector;
 use crate::verify::resolve::{
     ColumnReport, PartitionValues, Plan, Resolution, resolve, unreadable,
 };
-use crate::verify::sample::Deletes;
 use crate::verify::values::value;
 
 const BATCH_ROWS: usize = 1024;
@@ -222,7 +217,7 @@ pub fn verify_file(
         .collect();
     sink.resolved(&report).map_err(&at)?;
 
-    let deleted = deleted_positions(request.deletes)?;
+    let deleted = request.deletes.deleted_positions()?;
     let print = report.passed();
     let limit = request.rows.unwrap_or(usize::MAX);
     let mut scanned: u64 = 0;
@@ -326,48 +321,6 @@ pub fn verify_file(
     report.positional_bytes_read = bytes;
     sink.finished(&report).map_err(&at)?;
     Ok(report)
-}
-
-/// The row positions of the data file that its Parquet position delete files delete (spec
-/// "Position Delete Files": `file_path` and `pos`, rows of other data files skipped).
-fn deleted_positions(deletes: &Deletes) -> Result<BTreeSet<u64>, VerifyError> {
-    let mut out = BTreeSet::new();
-    for file in &deletes.position {
-        let at = |message: String| {
-            VerifyError::file(file.path.clone(), message).with_help(
-                "a position delete file of this data file cannot be read: neither can a reader",
-            )
-        };
-        let handle = File::open(&file.local)
-            .map_err(|e| at(format!("cannot open `{}`: {e}", file.local.display())))?;
-        let rows = no_panic(|| {
-            let reader = ParquetRecordBatchReaderBuilder::try_new(handle)
-                .and_then(|b| b.with_batch_size(BATCH_ROWS).build())
-                .map_err(|e| e.to_string())?;
-            let mut positions = Vec::new();
-            for batch in reader {
-                let batch = batch.map_err(|e| e.to_string())?;
-                let column = |name: &str, t: &DataType| {
-                    let c = batch
-                        .column_by_name(name)
-                        .ok_or_else(|| format!("no `{name}` column: not a position delete file"))?;
-                    cast(c, t).map_err(|e| format!("`{name}`: {e}"))
-                };
-                let paths = column("file_path", &DataType::Utf8)?;
-                let pos = column("pos", &DataType::Int64)?;
-                let (paths, pos) = (paths.as_string::<i32>(), pos.as_primitive::<Int64Type>());
-                for i in 0..batch.num_rows() {
-                    if paths.is_valid(i) && paths.value(i) == deletes.data_file && pos.is_valid(i) {
-                        positions.push(pos.value(i));
-                    }
-                }
-            }
-            Ok(positions)
-        })
-        .map_err(|e| at(format!("not a readable position delete file: {e}")))?;
-        out.extend(rows.into_iter().filter_map(|p| u64::try_from(p).ok()));
-    }
-    Ok(out)
 }
 
 /// Every column chunk's range in the footer must be non-negative: the parquet crate's

@@ -247,7 +247,7 @@ impl Sink for Human<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::verify::sample::{Deletes, PositionDeletes};
+    use crate::verify::deletes::{Deletes, PositionDeletes};
 
     fn report(deletes: Deletes) -> FileReport {
         FileReport {
