@@ -634,6 +634,29 @@ fn files_outside_the_local_file_system_are_a_clear_error() {
     let stderr = text(&out.stderr);
     assert!(stderr.contains("not gs:"), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
+    // A local copy of one of its files still verifies, and says what it could not know.
+    let data = fixtures().join("regions/data/us-imported.parquet");
+    let out = fieldgate(
+        &[
+            "verify",
+            "--metadata",
+            file.to_str().unwrap(),
+            data.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("deletes: the current snapshot's manifests could not be read"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(
+            "the partition value a reader uses is in the manifests, which could not be read"
+        ),
+        "{stdout}"
+    );
 }
 
 /// pyiceberg 0.12 cannot write format v3 (the fixture script records its refusal), so the v3

@@ -153,12 +153,21 @@ fn listed(
             _ => None,
         })
         .collect();
+    let unknown_deletes = match known {
+        Err(e) if metadata.current_snapshot_id.is_some() => Some(format!(
+            "the current snapshot's manifests could not be read ({e}), so the delete files that may apply are unknown"
+        )),
+        _ => None,
+    };
     DataFile {
         path: given.to_string(),
         local,
         schema_id: None,
         partition,
-        deletes: Deletes::default(),
+        deletes: Deletes {
+            unknown: unknown_deletes,
+            ..Deletes::default()
+        },
     }
 }
 

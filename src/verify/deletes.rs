@@ -28,6 +28,8 @@ pub struct Deletes {
     pub equality: usize,
     /// Position deletes in another format (Puffin deletion vectors, Avro, ORC): not applied.
     pub other: usize,
+    /// Why the delete files that apply are not known (the manifests could not be read).
+    pub unknown: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -38,7 +40,7 @@ pub struct PositionDeletes {
 
 impl Deletes {
     pub fn any(&self) -> bool {
-        !self.position.is_empty() || self.not_applied() > 0
+        !self.position.is_empty() || self.not_applied() > 0 || self.unknown.is_some()
     }
 
     pub fn not_applied(&self) -> usize {
@@ -107,6 +109,7 @@ mod tests {
             }],
             equality: 0,
             other: 0,
+            unknown: None,
         };
         assert_eq!(
             deletes("eu-pyiceberg.parquet").deleted_positions().unwrap(),

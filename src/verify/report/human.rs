@@ -212,6 +212,9 @@ impl Sink for Human<'_> {
                 report.rows_deleted
             ));
         }
+        if let Some(why) = &deletes.unknown {
+            text.push_str(&format!("  deletes: {why}\n"));
+        }
         if deletes.not_applied() > 0 {
             text.push_str(&format!(
                 "  deletes: {} equality and {} deletion-vector or non-Parquet position delete file(s) apply \
@@ -285,6 +288,7 @@ mod tests {
             }],
             equality: 0,
             other: 0,
+            unknown: None,
         });
         let text = finished(&applied);
         assert!(text.contains("deletes: 1 position delete file(s) applied, 1 row(s) deleted"));
@@ -295,6 +299,7 @@ mod tests {
             position: Vec::new(),
             equality: 2,
             other: 1,
+            unknown: None,
         });
         let text = finished(&not_applied);
         assert!(

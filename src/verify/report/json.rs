@@ -100,6 +100,7 @@ pub fn file(f: &FileReport) -> Value {
                 "position_files": f.deletes.position.len(),
                 "rows_deleted": f.rows_deleted,
                 "not_applied": {"equality_files": f.deletes.equality, "other_files": f.deletes.other},
+                "unknown": f.deletes.unknown,
             }),
         );
     }
