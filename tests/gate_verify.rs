@@ -789,3 +789,45 @@ fn check_samples_a_table_through_its_manifests() {
         }
     }
 }
+
+#[test]
+fn a_sample_from_manifests_reads_partition_values_and_applies_position_deletes() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(
+        dir.path().join("add.sql"),
+        "ALTER TABLE db.regions ADD COLUMN extra int;\n",
+    )
+    .unwrap();
+    let regions = root().join("tests/fixtures/verify/regions");
+    let out = fieldgate(
+        &[
+            "apply",
+            "add.sql",
+            "--metadata",
+            regions.to_str().unwrap(),
+            "-o",
+            "out.json",
+            "--sample",
+            "3",
+            "--format",
+            "json",
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let report = json(&out);
+    let files = report["tables"][0]["verification"]["files"]
+        .as_array()
+        .unwrap();
+    let named = |end: &str| {
+        files
+            .iter()
+            .find(|f| f["path"].as_str().unwrap().ends_with(end))
+            .unwrap_or_else(|| panic!("no {end} in {files:?}"))
+    };
+    let us = named("us-imported.parquet");
+    assert!(statuses(us).contains(&("region".into(), "partition-value".into())));
+    let eu = named("eu-pyiceberg.parquet");
+    assert_eq!(eu["rows"], 2, "one of three rows is deleted: {eu}");
+    assert_eq!(eu["deletes"]["rows_deleted"], 1);
+}

@@ -6,6 +6,8 @@ use std::io::Write;
 
 use fieldgate::iceberg::metadata::TableMetadata;
 use fieldgate::verify::read::{FileReport, Request, Sink, TableView, verify_file};
+use fieldgate::verify::resolve::PartitionValues;
+use fieldgate::verify::deletes::Deletes;
 use libfuzzer_sys::fuzz_target;
 
 const METADATA: &str = include_str!("../../tests/fixtures/verify/people/metadata/v8.metadata.json");
@@ -38,6 +40,12 @@ fuzz_target!(|data: &[u8]| {
     if file.write_all(data).is_err() {
         return;
     }
-    let request = Request { path: "fuzz.parquet".into(), local: file.path(), rows: None };
+    let request = Request {
+        path: "fuzz.parquet".into(),
+        local: file.path(),
+        rows: None,
+        partition: &PartitionValues::new(),
+        deletes: &Deletes::default(),
+    };
     let _ = verify_file(&view, &request, &mut Discard);
 });

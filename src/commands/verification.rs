@@ -132,11 +132,11 @@ pub fn listed(
                 let local = absolute
                     .strip_prefix(&cwd)
                     .map_or_else(|_| absolute.clone(), Path::to_path_buf);
-                SampleFile {
-                    path: relative_to(&absolute, shown_from),
+                SampleFile::listed(
+                    relative_to(&absolute, shown_from),
                     local,
-                    origin: Some(origin(f.entry)),
-                }
+                    Some(origin(f.entry)),
+                )
             })
             .collect(),
     ))
@@ -182,13 +182,7 @@ pub fn for_apply(
     if !files.is_empty() {
         let files = files
             .iter()
-            .map(|f| {
-                local_path(f).map(|local| SampleFile {
-                    path: f.clone(),
-                    local,
-                    origin: None,
-                })
-            })
+            .map(|f| local_path(f).map(|local| SampleFile::listed(f.clone(), local, None)))
             .collect::<Result<_, _>>()?;
         return Ok(Some(Requested::Files(files)));
     }

@@ -10,9 +10,10 @@ use serde_json::Value;
 use crate::change::Origin;
 use crate::finding::{Finding, Severity};
 use crate::iceberg::metadata::TableMetadata;
+use crate::verify::deletes::Deletes;
 use crate::verify::error::VerifyError;
 use crate::verify::read::{FileReport, Request, Sink, TableView, verify_file};
-use crate::verify::resolve::{ColumnReport, Status};
+use crate::verify::resolve::{ColumnReport, PartitionValues, Status};
 use crate::verify::sample::{Locator, current_files, pick};
 
 pub const RULE: &str = "reader-verification";
@@ -26,6 +27,23 @@ pub struct SampleFile {
     pub local: PathBuf,
     /// What asked for it (its `sample:` entry in fieldgate.yaml), where findings about it point.
     pub origin: Option<Origin>,
+    /// From its manifest entry, when it was sampled from the manifests: identity-partition
+    /// values and the delete files that apply.
+    pub partition: PartitionValues,
+    pub deletes: Deletes,
+}
+
+impl SampleFile {
+    /// A file named by path, read without what its manifest entry says.
+    pub fn listed(path: String, local: PathBuf, origin: Option<Origin>) -> SampleFile {
+        SampleFile {
+            path,
+            local,
+            origin,
+            partition: PartitionValues::new(),
+            deletes: Deletes::default(),
+        }
+    }
 }
 
 /// The sample read under the new schema.
@@ -64,6 +82,8 @@ pub fn from_manifests(
             path: f.path,
             local: f.local,
             origin: origin.cloned(),
+            partition: f.partition,
+            deletes: f.deletes,
         })
         .collect())
 }
@@ -89,6 +109,8 @@ pub fn verify(
             path: file.path.clone(),
             local: &file.local,
             rows: Some(0),
+            partition: &file.partition,
+            deletes: &file.deletes,
         };
         let report = verify_file(&view, &request, &mut Quiet)?;
         findings.extend(file_findings(
@@ -214,6 +236,8 @@ mod tests {
             positional: Vec::new(),
             positional_bytes_read: 0,
             problem: problem.map(str::to_string),
+            deletes: Deletes::default(),
+            rows_deleted: 0,
             rows_printed: 0,
             ranges_read: Vec::new(),
         }

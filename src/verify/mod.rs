@@ -5,15 +5,18 @@
 //! or from the table's name mapping); [`resolve`] pairs it with the table schema by field id into
 //! per-column statuses and a read plan; [`read`] reads only the planned leaf columns through a
 //! byte-counting handle ([`counting`]), [`project`]s each batch into the table's types and hands
-//! rows, rendered by [`values`], to a sink; [`sample`] picks files of the table itself from its
-//! manifests; [`report`] prints the result for people or as JSON; [`gate`] runs the same reads
+//! rows, rendered by [`values`], to a sink, leaving out the rows [`deletes`] deletes; [`sample`]
+//! picks files of the table itself from its manifests, with the [`partition_values`] readers fill
+//! missing columns from; [`report`] prints the result for people or as JSON; [`gate`] runs the same reads
 //! inside `apply` and `check`, under the schema the change produces, and turns failures into
 //! findings.
 
 pub mod counting;
+pub mod deletes;
 pub mod error;
 pub mod file_schema;
 pub mod gate;
+pub mod partition_values;
 pub mod project;
 pub mod read;
 pub mod report;

@@ -10,7 +10,8 @@ use std::sync::Arc;
 use arrow_array::{
     Array, ArrayRef, BinaryArray, BooleanArray, Date32Array, Decimal128Array, FixedSizeBinaryArray,
     Float32Array, Float64Array, Int32Array, Int64Array, ListArray, MapArray, RecordBatch,
-    StringArray, StructArray, TimestampMicrosecondArray, new_null_array,
+    StringArray, StructArray, Time64MicrosecondArray, TimestampMicrosecondArray,
+    TimestampNanosecondArray, new_null_array,
 };
 use arrow_cast::{CastOptions, cast_with_options};
 use arrow_schema::{DataType, Field as ArrowField, Fields, TimeUnit};
@@ -20,7 +21,9 @@ use crate::iceberg::schema::Field;
 use crate::iceberg::types::{PrimitiveType, Type};
 use crate::verify::file_schema::{FileNode, Shape};
 use crate::verify::resolve::{Plan, ReadKind};
-use crate::verify::values::{parse_date, parse_timestamp, unscaled_decimal};
+use crate::verify::values::{
+    parse_date, parse_time, parse_timestamp, parse_timestamp_ticks, parse_uuid, unscaled_decimal,
+};
 
 const UTC: &str = "+00:00";
 
@@ -233,10 +236,14 @@ pub fn fill(default: Option<&Value>, t: &Type, len: usize) -> Result<ArrayRef, S
         return Ok(new_null_array(&arrow_type(t), len));
     };
     let bad = || format!("initial-default {default} is not a valid {t}");
-    let Type::Primitive(p) = t else {
-        return Err(format!(
-            "initial-default {default} of a {t}: nested defaults are not read yet"
-        ));
+    let p = match t {
+        Type::Primitive(p) => p,
+        Type::Struct(s) => return fill_struct(default, &s.fields, len),
+        Type::List(_) | Type::Map(_) => {
+            return Err(format!(
+                "initial-default {default} of a {t}: only null defaults of lists and maps are read"
+            ));
+        }
     };
     let array: ArrayRef = match p {
         P::Boolean => Arc::new(BooleanArray::from(vec![
@@ -278,6 +285,13 @@ pub fn fill(default: Option<&Value>, t: &Type, len: usize) -> Result<ArrayRef, S
             let v = default.as_str().and_then(parse_date).ok_or_else(bad)?;
             Arc::new(Date32Array::from(vec![v; len]))
         }
+        P::Time => {
+            let v = default
+                .as_str()
+                .and_then(|s| parse_time(s, 6))
+                .ok_or_else(bad)?;
+            Arc::new(Time64MicrosecondArray::from(vec![v; len]))
+        }
         P::Timestamp | P::Timestamptz => {
             let v = default.as_str().and_then(parse_timestamp).ok_or_else(bad)?;
             let array = TimestampMicrosecondArray::from(vec![v; len]);
@@ -286,6 +300,26 @@ pub fn fill(default: Option<&Value>, t: &Type, len: usize) -> Result<ArrayRef, S
             } else {
                 array
             })
+        }
+        P::TimestampNs | P::TimestamptzNs => {
+            let v = default
+                .as_str()
+                .and_then(|s| parse_timestamp_ticks(s, 9))
+                .ok_or_else(bad)?;
+            let array = TimestampNanosecondArray::from(vec![v; len]);
+            Arc::new(if *p == P::TimestamptzNs {
+                array.with_timezone(UTC)
+            } else {
+                array
+            })
+        }
+        P::Uuid => {
+            let bytes = default.as_str().and_then(parse_uuid).ok_or_else(bad)?;
+            let rows = std::iter::repeat_n(Some(bytes.as_slice()), len);
+            Arc::new(
+                FixedSizeBinaryArray::try_from_sparse_iter_with_size(rows, 16)
+                    .map_err(|e| e.to_string())?,
+            )
         }
         P::String => Arc::new(StringArray::from(vec![
             default.as_str().ok_or_else(bad)?;
@@ -306,13 +340,36 @@ pub fn fill(default: Option<&Value>, t: &Type, len: usize) -> Result<ArrayRef, S
                 Arc::new(BinaryArray::from(vec![bytes.as_slice(); len]))
             }
         }
-        other => {
+        P::Unknown | P::Variant | P::Geometry(_) | P::Geography(_) => {
             return Err(format!(
-                "initial-default of a {other} column is not read yet"
+                "initial-default {default}: {p} columns must default to null"
             ));
         }
     };
     Ok(array)
+}
+
+/// A struct default (`{}`, or an object keyed by field id, the JSON single-value form): a
+/// non-null struct whose fields take the value given for them, else their own `initial-default`.
+fn fill_struct(default: &Value, fields: &[Field], len: usize) -> Result<ArrayRef, String> {
+    let Some(given) = default.as_object() else {
+        return Err(format!(
+            "initial-default {default} of a struct is not an object"
+        ));
+    };
+    let columns = fields
+        .iter()
+        .map(|f| {
+            let value = given
+                .get(&f.id.to_string())
+                .or(f.initial_default.as_ref())
+                .filter(|v| !v.is_null());
+            fill(value, &f.field_type, len)
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let out =
+        StructArray::try_new(struct_fields(fields), columns, None).map_err(|e| e.to_string())?;
+    Ok(Arc::new(out))
 }
 
 fn from_hex(text: &str) -> Option<Vec<u8>> {
@@ -360,5 +417,43 @@ mod tests {
         );
         let null = fill(None, &Type::Primitive(PrimitiveType::Long), 3).unwrap();
         assert_eq!(null.null_count(), 3);
+    }
+
+    #[test]
+    fn defaults_of_v3_types_and_structs() {
+        let cases = [
+            ("timestamp_ns", "2017-11-16T22:31:08.123456789"),
+            ("timestamptz_ns", "2017-11-16T22:31:08.123456789+00:00"),
+            ("time", "22:31:08.5"),
+            ("uuid", "f79c3e09-677c-4bbd-a479-3f349cb785e7"),
+        ];
+        for (type_name, default) in cases {
+            let t = Type::Primitive(PrimitiveType::parse(type_name).unwrap());
+            let a = fill(Some(&serde_json::json!(default)), &t, 2).unwrap();
+            let shown = value(a.as_ref(), 1, Some(&t));
+            let expected = if type_name == "time" {
+                "22:31:08.500000"
+            } else {
+                default
+            };
+            assert_eq!(shown, serde_json::json!(expected), "{type_name}");
+        }
+        let s = Type::Struct(crate::iceberg::types::StructType {
+            fields: vec![
+                Field {
+                    initial_default: Some(serde_json::json!(5)),
+                    ..Field::new(3, "a", false, Type::Primitive(PrimitiveType::Int))
+                },
+                Field::new(4, "b", false, Type::Primitive(PrimitiveType::String)),
+                Field::new(5, "c", false, Type::Primitive(PrimitiveType::Long)),
+            ],
+        });
+        let a = fill(Some(&serde_json::json!({"5": 9})), &s, 1).unwrap();
+        assert_eq!(
+            value(a.as_ref(), 0, Some(&s)),
+            serde_json::json!({"a": 5, "b": null, "c": 9})
+        );
+        let variant = Type::Primitive(PrimitiveType::Variant);
+        assert!(fill(Some(&serde_json::json!("x")), &variant, 1).is_err());
     }
 }

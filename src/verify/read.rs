@@ -23,10 +23,13 @@ use serde_json::{Map, Value};
 use crate::iceberg::name_mapping::NameMapping;
 use crate::iceberg::schema::Field;
 use crate::verify::counting::CountingFile;
+use crate::verify::deletes::Deletes;
 use crate::verify::error::{VerifyError, no_panic};
 use crate::verify::file_schema::{FileNode, FileSchema, IdSource};
 use crate::verify::project::Projector;
-use crate::verify::resolve::{ColumnReport, Resolution, resolve};
+use crate::verify::resolve::{
+    ColumnReport, PartitionValues, Plan, Resolution, resolve, unreadable,
+};
 use crate::verify::values::value;
 
 const BATCH_ROWS: usize = 1024;
@@ -58,6 +61,10 @@ pub struct FileReport {
     pub positional_bytes_read: u64,
     /// Why no field-id reader can read this file at all.
     pub problem: Option<String>,
+    /// Delete files of the snapshot that apply to this file.
+    pub deletes: Deletes,
+    /// Rows the position delete files deleted (not in `rows`, not printed).
+    pub rows_deleted: u64,
     pub rows_printed: usize,
     /// The byte ranges of the file the verification read (not the positional sample).
     pub ranges_read: Vec<std::ops::Range<u64>>,
@@ -86,8 +93,10 @@ pub struct Positional {
     /// The file column at the same position (`None`: the file has fewer columns).
     pub file_column: Option<String>,
     pub file_type: Option<String>,
-    /// The file column the field-id reader reads instead (`None`: it reads null or a default).
+    /// The file column the field-id reader reads instead (`None`: it reads `by_id_fill`).
     pub by_id: Option<String>,
+    /// What the field-id reader puts in every row when it reads no column (`None`: null).
+    pub by_id_fill: Option<Value>,
     pub values: Vec<Value>,
 }
 
@@ -106,6 +115,9 @@ pub struct Request<'a> {
     pub local: &'a Path,
     /// Rows to print from this file (`None`: all).
     pub rows: Option<usize>,
+    /// What the file's manifest entry says of identity-partition source fields.
+    pub partition: &'a PartitionValues,
+    pub deletes: &'a Deletes,
 }
 
 pub fn verify_file(
@@ -150,6 +162,8 @@ pub fn verify_file(
         positional: Vec::new(),
         positional_bytes_read: 0,
         problem: None,
+        deletes: request.deletes.clone(),
+        rows_deleted: 0,
         rows_printed: 0,
         ranges_read: Vec::new(),
     };
@@ -163,7 +177,7 @@ pub fn verify_file(
         );
         sink.resolved(&report).map_err(&at)?;
         report.rows = metadata.metadata().file_metadata().num_rows().max(0) as u64;
-        let none = vec![None; table.fields.len()];
+        let none = vec![ById::default(); table.fields.len()];
         let (positional, bytes) = positional(table, &file_schema, &none, &metadata, open()?, &at)?;
         report.positional = positional;
         report.positional_bytes_read = bytes;
@@ -173,8 +187,13 @@ pub fn verify_file(
         return Ok(report);
     }
 
-    let resolution =
-        resolve(table.fields, &file_schema, table.format_version).map_err(|e| at(e.0))?;
+    let resolution = resolve(
+        table.fields,
+        &file_schema,
+        table.format_version,
+        request.partition,
+    )
+    .map_err(|e| at(e.0))?;
     let meta = metadata.metadata();
     let first_row_group = meta
         .row_groups()
@@ -198,8 +217,10 @@ pub fn verify_file(
         .collect();
     sink.resolved(&report).map_err(&at)?;
 
+    let deleted = request.deletes.deleted_positions()?;
     let print = report.passed();
     let limit = request.rows.unwrap_or(usize::MAX);
+    let mut scanned: u64 = 0;
     let projector = Projector {
         file_columns: &file_schema.columns,
         leaves: &resolution.leaves,
@@ -208,16 +229,20 @@ pub fn verify_file(
     };
     let mut on_batch = |batch: &RecordBatch| -> Result<(), String> {
         let columns = projector.project(batch)?;
-        report.rows += batch.num_rows() as u64;
-        if !print {
-            return Ok(());
-        }
+        let first = scanned;
+        scanned += batch.num_rows() as u64;
         for row in 0..batch.num_rows() {
-            if report.rows_printed >= limit {
-                break;
+            if deleted.contains(&(first + row as u64)) {
+                report.rows_deleted += 1;
+                continue;
+            }
+            report.rows += 1;
+            if !print || report.rows_printed >= limit {
+                continue;
             }
             let mut object = Map::new();
-            for (field, column) in table.fields.iter().zip(&columns) {
+            let shown = table.fields.iter().zip(&columns);
+            for (field, column) in shown.filter(|(f, _)| unreadable(&f.field_type).is_none()) {
                 object.insert(
                     field.name.clone(),
                     value(column.as_ref(), row, Some(&field.field_type)),
@@ -271,17 +296,27 @@ pub fn verify_file(
             open,
         ));
     }
-    if i64::try_from(report.rows).ok() != Some(expected_rows) {
+    if i64::try_from(scanned).ok() != Some(expected_rows) {
         return Err(at(format!(
-            "the footer promises {expected_rows} rows, the column chunks held {}",
-            report.rows
+            "the footer promises {expected_rows} rows, the column chunks held {scanned}"
         )));
     }
     report.bytes_read = file.bytes_read();
     report.ranges_read = file.ranges_read();
 
-    let sources = resolution.top_level_sources();
-    let (positional, bytes) = positional(table, &file_schema, &sources, &metadata, open()?, &at)?;
+    let by_id: Vec<ById> = resolution
+        .sources
+        .iter()
+        .zip(&resolution.plans)
+        .map(|(column, plan)| ById {
+            column: *column,
+            fill: match plan {
+                Plan::Fill(value) => value.clone(),
+                Plan::Read(_) => None,
+            },
+        })
+        .collect();
+    let (positional, bytes) = positional(table, &file_schema, &by_id, &metadata, open()?, &at)?;
     report.positional = positional;
     report.positional_bytes_read = bytes;
     sink.finished(&report).map_err(&at)?;
@@ -368,19 +403,28 @@ fn locate(
 
 /// The positional counterfactual: per top-level table column, the file column a reader resolving
 /// by position would read, where that is not the one the field-id reader reads.
+/// What a field-id reader gives a top-level table field: a file column, or else one value (a
+/// default or a partition value; `None`: null) for every row.
+#[derive(Debug, Clone, Default)]
+struct ById {
+    column: Option<usize>,
+    fill: Option<Value>,
+}
+
 fn positional(
     table: &TableView<'_>,
     file_schema: &FileSchema,
-    sources: &[Option<usize>],
+    sources: &[ById],
     metadata: &ArrowReaderMetadata,
     file: CountingFile,
     at: &impl Fn(String) -> VerifyError,
 ) -> Result<(Vec<Positional>, u64), VerifyError> {
     let columns = &file_schema.columns;
     let mut out: Vec<Positional> = Vec::new();
-    for (i, (field, source)) in table.fields.iter().zip(sources).enumerate() {
+    for (i, (field, by_id)) in table.fields.iter().zip(sources).enumerate() {
+        let source = by_id.column;
         let at_position = columns.get(i).filter(|c| !c.leaves.is_empty());
-        if at_position.map(|_| i) == *source || (at_position.is_none() && source.is_none()) {
+        if at_position.map(|_| i) == source || (at_position.is_none() && source.is_none()) {
             continue;
         }
         out.push(Positional {
@@ -390,6 +434,7 @@ fn positional(
             file_column: at_position.map(|c| c.path.clone()),
             file_type: at_position.map(FileNode::type_name),
             by_id: source.and_then(|s| columns.get(s)).map(|c| c.path.clone()),
+            by_id_fill: by_id.fill.clone().filter(|_| source.is_none()),
             values: Vec::new(),
         });
     }
@@ -471,6 +516,8 @@ mod tests {
             path: "s0".into(),
             local: &local,
             rows: Some(1),
+            partition: &PartitionValues::new(),
+            deletes: &Deletes::default(),
         };
         let mut rows = Rows(Vec::new());
         let report = verify_file(&view, &request, &mut rows).unwrap();

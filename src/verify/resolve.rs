@@ -4,17 +4,21 @@
 //! from the file's type; a field the file lacks reads its `initial-default`, or null, and fails the
 //! file when it is required. The result says, per field, what happened (the report) and, per
 //! top-level field, what to read and how to build the table's value from it (the plan), plus the
-//! leaf columns to project and the file columns left out (pruned: never read).
+//! leaf columns to project and the file columns left out (pruned: never read). A field the file
+//! lacks takes, before its default, the value of an identity partition on it from the file's
+//! manifest entry (as pyiceberg 0.12's `_get_column_projection_values`). Columns of a type
+//! fieldgate cannot decode (variant, geometry, geography) are `not-read`: reported, never guessed.
 //!
 //! Pure: no I/O, so every rule here is tested on schemas written as text.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
 use crate::iceberg::schema::Field;
 use crate::iceberg::types::{FieldId, PrimitiveType, Type, is_allowed_promotion};
 use crate::verify::file_schema::{FileNode, FileSchema, Shape};
+use crate::verify::project::fill;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Status {
@@ -22,6 +26,10 @@ pub enum Status {
     Promoted,
     MissingNull,
     MissingDefault,
+    /// Not in the file: the value of an identity partition on the field, from the manifest.
+    PartitionValue,
+    /// A type fieldgate cannot decode: neither read nor shown.
+    NotRead,
     Incompatible,
     MissingRequired,
 }
@@ -33,6 +41,8 @@ impl Status {
             Status::Promoted => "promoted",
             Status::MissingNull => "missing-null",
             Status::MissingDefault => "missing-default",
+            Status::PartitionValue => "partition-value",
+            Status::NotRead => "not-read",
             Status::Incompatible => "incompatible",
             Status::MissingRequired => "missing-required",
         }
@@ -98,24 +108,31 @@ pub struct Resolution {
     pub plans: Vec<Plan>,
     pub leaves: BTreeSet<usize>,
     pub pruned: Vec<Pruned>,
+    /// Per top-level table field, the top-level file column with its id (by index), whether it
+    /// could be read or not: what a field-id reader takes the field from.
+    pub sources: Vec<Option<usize>>,
 }
 
 impl Resolution {
     pub fn fails(&self) -> bool {
         self.columns.iter().any(|c| c.status.fails())
     }
-
-    /// The top-level file column each top-level table field reads (by index), if any.
-    pub fn top_level_sources(&self) -> Vec<Option<usize>> {
-        self.plans
-            .iter()
-            .map(|p| match p {
-                Plan::Read(r) => r.node.first().copied(),
-                Plan::Fill(_) => None,
-            })
-            .collect()
-    }
 }
+
+/// What a file's manifest entry says of a field the file may lack: an identity partition on it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Identity {
+    /// The partition value (JSON single-value form; null when the partition value is null).
+    Value {
+        partition_field: String,
+        value: Value,
+    },
+    /// The field is an identity partition source, but the file's manifest entry is unknown.
+    Unknown(String),
+}
+
+/// Identity-partition facts by source field id.
+pub type PartitionValues = BTreeMap<FieldId, Identity>;
 
 /// A table type fieldgate cannot read yet.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -125,26 +142,58 @@ pub fn resolve(
     fields: &[Field],
     file: &FileSchema,
     format_version: u8,
+    partition: &PartitionValues,
 ) -> Result<Resolution, Unsupported> {
     let mut r = Resolver {
         format_version,
+        partition,
         columns: Vec::new(),
         leaves: BTreeSet::new(),
+        unread: BTreeSet::new(),
     };
     let plans = r.fields(fields, Some((&file.columns, &[])), "", true)?;
-    let pruned = pruned(&file.columns, &[], &r.leaves);
+    let pruned = pruned(&file.columns, &r.leaves, &r.unread);
+    let sources = fields
+        .iter()
+        .map(|f| {
+            let unknown = matches!(f.field_type, Type::Primitive(PrimitiveType::Unknown));
+            file.columns
+                .iter()
+                .position(|c| c.id == Some(f.id))
+                .filter(|_| !unknown)
+        })
+        .collect();
     Ok(Resolution {
         columns: r.columns,
         plans,
         leaves: r.leaves,
         pruned,
+        sources,
     })
 }
 
-struct Resolver {
+/// The v3 type a table type holds that fieldgate cannot decode (variant, geometry, geography),
+/// at any depth: such a column is reported `not-read` as a whole.
+pub fn unreadable(t: &Type) -> Option<&PrimitiveType> {
+    match t {
+        Type::Primitive(
+            p @ (PrimitiveType::Variant | PrimitiveType::Geometry(_) | PrimitiveType::Geography(_)),
+        ) => Some(p),
+        Type::Primitive(_) => None,
+        Type::Struct(s) => s.fields.iter().find_map(|f| unreadable(&f.field_type)),
+        Type::List(l) => unreadable(&l.element),
+        Type::Map(m) => unreadable(&m.key).or_else(|| unreadable(&m.value)),
+    }
+}
+
+struct Resolver<'p> {
     format_version: u8,
+    partition: &'p PartitionValues,
     columns: Vec<ColumnReport>,
     leaves: BTreeSet<usize>,
+    /// File columns a table field resolved to but could not read (incompatible, not-read): not
+    /// dropped columns, so not pruned.
+    unread: BTreeSet<String>,
 }
 
 type Level<'a> = (&'a [FileNode], &'a [usize]);
@@ -157,7 +206,7 @@ fn join(prefix: &str, name: &str) -> String {
     }
 }
 
-impl Resolver {
+impl Resolver<'_> {
     /// Resolves struct fields against the file nodes of one level (`None`: the parent is missing).
     fn fields(
         &mut self,
@@ -196,18 +245,21 @@ impl Resolver {
         found: Option<(&FileNode, Vec<usize>)>,
         parent_present: bool,
     ) -> Result<Plan, Unsupported> {
-        if let Type::Primitive(
-            p @ (PrimitiveType::Variant | PrimitiveType::Geometry(_) | PrimitiveType::Geography(_)),
-        ) = m.field_type
-        {
-            return Err(Unsupported(format!(
-                "`{}` is a {p} column: fieldgate does not read {p} values yet",
-                m.path
-            )));
+        if let Some(p) = unreadable(m.field_type) {
+            let family = match p {
+                PrimitiveType::Geometry(_) => "geometry",
+                PrimitiveType::Geography(_) => "geography",
+                _ => "variant",
+            };
+            let detail = format!("not verified: fieldgate does not read {family} values");
+            let file_column = found.map(|(node, _)| node.path.clone());
+            self.unread.extend(file_column.clone());
+            self.not_read(m.id, &m.path, m.field_type, file_column, detail);
+            return Ok(Plan::Fill(None));
         }
         let unknown = matches!(m.field_type, Type::Primitive(PrimitiveType::Unknown));
         let Some((node, at)) = found.filter(|_| !unknown) else {
-            return Ok(self.missing(&m, parent_present, unknown));
+            return self.missing(&m, parent_present, unknown);
         };
         let mut report = ColumnReport {
             path: m.path.clone(),
@@ -240,12 +292,19 @@ impl Resolver {
                     Some(f) if is_allowed_promotion(f, table, self.format_version) => {
                         Some(Status::Promoted)
                     }
-                    _ => None,
+                    Some(f) => match timestamp_read(f, table, self.format_version) {
+                        Some((status, why)) => {
+                            report.detail = Some(why.into());
+                            Some(status)
+                        }
+                        None => None,
+                    },
+                    None => None,
                 };
                 match ok {
                     Some(status) => {
                         report.status = status;
-                        if status == Status::Promoted {
+                        if status == Status::Promoted || report.detail.is_some() {
                             report.file_type = Some(node.type_name());
                         }
                         self.columns.push(report);
@@ -266,6 +325,7 @@ impl Resolver {
                                 file.label
                             ),
                         };
+                        self.unread.insert(node.path.clone());
                         self.columns.push(incompatible(report, why));
                         Ok(Plan::Fill(None))
                     }
@@ -339,6 +399,7 @@ impl Resolver {
                     node.describe(),
                     m.field_type
                 );
+                self.unread.insert(node.path.clone());
                 self.columns.push(incompatible(report, why));
                 Ok(Plan::Fill(None))
             }
@@ -353,21 +414,86 @@ impl Resolver {
         }
     }
 
-    fn missing(&mut self, m: &Member<'_>, parent_present: bool, unknown: bool) -> Plan {
-        let (status, detail) = match m.default {
-            Some(default) => (
+    /// A field the file lacks. The order of what fills it is pyiceberg 0.12's
+    /// (`ArrowProjectionVisitor.struct`): a required field without an `initial-default` fails even
+    /// when an identity partition holds its value (Iceberg Java reads the partition value there);
+    /// otherwise a non-null identity-partition value, then the `initial-default`, then null.
+    fn missing(
+        &mut self,
+        m: &Member<'_>,
+        parent_present: bool,
+        unknown: bool,
+    ) -> Result<Plan, Unsupported> {
+        if let Some(default) = m.default
+            && let Err(e) = fill(Some(default), m.field_type, 0)
+        {
+            if matches!(m.field_type, Type::List(_) | Type::Map(_)) {
+                self.not_read(
+                    m.id,
+                    &m.path,
+                    m.field_type,
+                    None,
+                    format!("not verified: {e}"),
+                );
+                return Ok(Plan::Fill(None));
+            }
+            return Err(Unsupported(format!("`{}`: {e}", m.path)));
+        }
+        let identity = self
+            .partition
+            .get(&m.id)
+            .filter(|_| parent_present && !unknown);
+        let partition_value = match identity {
+            Some(Identity::Value {
+                partition_field,
+                value,
+            }) if !value.is_null() => Some((partition_field, value)),
+            _ => None,
+        };
+        let note = match identity {
+            Some(Identity::Value {
+                partition_field,
+                value,
+            }) if value.is_null() => Some(format!(
+                "its identity partition `{partition_field}` is null in the manifest"
+            )),
+            Some(Identity::Unknown(why)) => Some(why.clone()),
+            _ => None,
+        };
+        let (status, detail, value) = match (partition_value, m.default) {
+            (Some((field, value)), default) if !m.required || default.is_some() => (
+                Status::PartitionValue,
+                Some(format!("identity partition `{field}` = {value}")),
+                Some(value),
+            ),
+            (Some((field, value)), _) => (
+                Status::MissingRequired,
+                Some(format!(
+                    "a required field with no initial-default: the identity partition `{field}` = {value} \
+                     would fill it (Iceberg Java reads it so), but pyiceberg 0.12 refuses the file"
+                )),
+                None,
+            ),
+            (None, Some(default)) => (
                 Status::MissingDefault,
                 Some(format!("initial-default {default}")),
+                Some(default),
             ),
-            None if m.required && parent_present && !unknown => (
+            (None, None) if m.required && parent_present && !unknown => (
                 Status::MissingRequired,
                 Some("a required field with no initial-default: no reader can fill it".into()),
+                None,
             ),
-            None if unknown => (
+            (None, None) if unknown => (
                 Status::MissingNull,
                 Some("unknown columns always read as null".into()),
+                None,
             ),
-            None => (Status::MissingNull, None),
+            (None, None) => (Status::MissingNull, None, None),
+        };
+        let detail = match (detail, note) {
+            (Some(d), Some(n)) => Some(format!("{d}; {n}")),
+            (d, n) => d.or(n),
         };
         self.columns.push(ColumnReport {
             path: m.path.clone(),
@@ -379,34 +505,118 @@ impl Resolver {
             detail,
             row_group: None,
         });
-        // Nested members of a missing field are missing too (null, as their parent is).
-        let mut nested = |id, path: String, required, field_type: &Type| {
-            self.missing(
-                &Member {
-                    id,
-                    path,
-                    required,
-                    field_type,
-                    default: None,
-                },
-                false,
-                false,
-            );
-        };
+        // Nested members of a missing field are missing too: null as their parent is, or, under a
+        // struct default, the value it gives them or their own initial-default.
+        let mut nested =
+            |id, path: String, required, field_type: &Type, default: Option<&Value>| {
+                self.missing(
+                    &Member {
+                        id,
+                        path,
+                        required,
+                        field_type,
+                        default,
+                    },
+                    false,
+                    false,
+                )
+                .map(|_| ())
+            };
         match m.field_type {
             Type::Primitive(_) => {}
             Type::Struct(s) => {
                 for f in &s.fields {
-                    nested(f.id, join(&m.path, &f.name), f.required, &f.field_type);
+                    let default = m.default.and_then(|given| {
+                        given
+                            .get(f.id.to_string())
+                            .or(f.initial_default.as_ref())
+                            .filter(|d| !d.is_null())
+                    });
+                    nested(
+                        f.id,
+                        join(&m.path, &f.name),
+                        f.required,
+                        &f.field_type,
+                        default,
+                    )?;
                 }
             }
-            Type::List(l) => nested(l.element_id, join(&m.path, "element"), true, &l.element),
+            Type::List(l) => nested(
+                l.element_id,
+                join(&m.path, "element"),
+                true,
+                &l.element,
+                None,
+            )?,
             Type::Map(map) => {
-                nested(map.key_id, join(&m.path, "key"), true, &map.key);
-                nested(map.value_id, join(&m.path, "value"), true, &map.value);
+                nested(map.key_id, join(&m.path, "key"), true, &map.key, None)?;
+                nested(map.value_id, join(&m.path, "value"), true, &map.value, None)?;
             }
         }
-        Plan::Fill(m.default.cloned())
+        Ok(Plan::Fill(value.cloned()))
+    }
+
+    /// A column of a type fieldgate cannot decode, and its nested members: reported, not read.
+    fn not_read(
+        &mut self,
+        id: FieldId,
+        path: &str,
+        t: &Type,
+        file_column: Option<String>,
+        detail: String,
+    ) {
+        self.columns.push(ColumnReport {
+            path: path.to_string(),
+            field_id: id,
+            status: Status::NotRead,
+            table_type: t.to_string(),
+            file_column,
+            file_type: None,
+            detail: Some(detail),
+            row_group: None,
+        });
+        let members: Vec<(FieldId, String, &Type)> = match t {
+            Type::Primitive(_) => Vec::new(),
+            Type::Struct(s) => s
+                .fields
+                .iter()
+                .map(|f| (f.id, join(path, &f.name), &f.field_type))
+                .collect(),
+            Type::List(l) => vec![(l.element_id, join(path, "element"), &l.element)],
+            Type::Map(m) => vec![
+                (m.key_id, join(path, "key"), &m.key),
+                (m.value_id, join(path, "value"), &m.value),
+            ],
+        };
+        for (id, member, member_type) in members {
+            self.not_read(id, &member, member_type, None, format!("part of `{path}`"));
+        }
+    }
+}
+
+/// Timestamps pyiceberg 0.12 reads although their types differ (`_cast_if_needed`): a UTC-adjusted
+/// column as a `timestamp` and a local one as a `timestamptz` (the microseconds as they are), and,
+/// in v1 and v2 tables, nanoseconds as microseconds (truncated toward zero, an unsafe arrow cast).
+fn timestamp_read(
+    file: &PrimitiveType,
+    table: &PrimitiveType,
+    format_version: u8,
+) -> Option<(Status, &'static str)> {
+    use PrimitiveType as P;
+    match (file, table) {
+        (P::Timestamptz, P::Timestamp) | (P::Timestamp, P::Timestamptz) => Some((
+            Status::Resolved,
+            "the file's timestamp and the table's differ in time zone: readers take its microseconds as they are",
+        )),
+        (P::TimestampNs | P::TimestamptzNs, P::Timestamp | P::Timestamptz)
+            if format_version <= 2 =>
+        {
+            Some((
+                Status::Promoted,
+                "nanoseconds truncated to microseconds, as pyiceberg reads v1 and v2 tables",
+            ))
+        }
+        _ => None,
     }
 }
 
@@ -423,11 +633,11 @@ fn same_id(node: &FileNode, id: FieldId) -> bool {
     node.id.is_none_or(|n| n == id)
 }
 
-/// The highest file nodes none of whose leaves are read.
-fn pruned(nodes: &[FileNode], _at: &[usize], leaves: &BTreeSet<usize>) -> Vec<Pruned> {
+/// The highest file nodes none of whose leaves are read and that no table field resolved to.
+fn pruned(nodes: &[FileNode], leaves: &BTreeSet<usize>, unread: &BTreeSet<String>) -> Vec<Pruned> {
     let mut out = Vec::new();
     for node in nodes {
-        if node.leaves.is_empty() {
+        if node.leaves.is_empty() || unread.contains(&node.path) {
             continue;
         }
         if leaves.range(node.leaves.clone()).next().is_none() {
@@ -444,7 +654,7 @@ fn pruned(nodes: &[FileNode], _at: &[usize], leaves: &BTreeSet<usize>) -> Vec<Pr
             Shape::Map(k, v) => vec![(**k).clone(), (**v).clone()],
             Shape::Primitive(_) | Shape::Other(_) => Vec::new(),
         };
-        out.extend(pruned(&children, &[], leaves));
+        out.extend(pruned(&children, leaves, unread));
     }
     out
 }
@@ -497,7 +707,7 @@ mod tests {
                optional group point = 7 { optional double x = 8; optional double y = 10; }
              }",
         );
-        let r = resolve(&table(TABLE).fields, &f, 2).unwrap();
+        let r = resolve(&table(TABLE).fields, &f, 2, &PartitionValues::new()).unwrap();
         assert_eq!(
             statuses(&r),
             [
@@ -516,7 +726,7 @@ mod tests {
         let pruned: Vec<_> = r.pruned.iter().map(|p| p.file_column.as_str()).collect();
         assert_eq!(pruned, ["dropped", "point.y"]);
         assert_eq!(
-            r.top_level_sources(),
+            r.sources,
             [Some(0), Some(1), None, Some(3), Some(4), Some(5)]
         );
         assert!(!r.fails());
@@ -531,7 +741,7 @@ mod tests {
                optional int32 point = 7;
              }",
         );
-        let r = resolve(&table(TABLE).fields, &f, 2).unwrap();
+        let r = resolve(&table(TABLE).fields, &f, 2, &PartitionValues::new()).unwrap();
         let st = statuses(&r);
         assert_eq!(st[0], ("id".into(), "missing-required"));
         assert_eq!(st[3], ("total".into(), "incompatible"));
@@ -557,11 +767,11 @@ mod tests {
             let f = file(&format!(
                 "message m {{ required int64 id = 1; optional {physical} = 6; }}"
             ));
-            let r = resolve(&table(TABLE).fields, &f, 2).unwrap();
+            let r = resolve(&table(TABLE).fields, &f, 2, &PartitionValues::new()).unwrap();
             assert_eq!(r.columns[4].status, Status::Promoted, "{physical}");
         }
         let f = file("message m { optional int32 amount (DECIMAL(9,3)) = 6; }");
-        let r = resolve(&table(TABLE).fields, &f, 2).unwrap();
+        let r = resolve(&table(TABLE).fields, &f, 2, &PartitionValues::new()).unwrap();
         assert_eq!(r.columns[4].status, Status::Incompatible, "scale change");
     }
 
@@ -583,7 +793,7 @@ mod tests {
                optional group m (MAP) = 6 { repeated group key_value { required binary key (STRING) = 7; optional int32 value = 8; } }
              }",
         );
-        let r = resolve(&t.fields, &f, 3).unwrap();
+        let r = resolve(&t.fields, &f, 3, &PartitionValues::new()).unwrap();
         assert_eq!(
             statuses(&r),
             [
@@ -610,16 +820,222 @@ mod tests {
               {"id":3,"name":"new","required":false,"type":"int"}]}}]}"#,
         );
         let f = file("message m { optional group s = 1 { optional int32 old = 2; } }");
-        let r = resolve(&t.fields, &f, 2).unwrap();
+        let r = resolve(&t.fields, &f, 2, &PartitionValues::new()).unwrap();
         assert_eq!(r.leaves, BTreeSet::from([0]));
     }
 
     #[test]
-    fn variant_columns_are_refused_not_guessed() {
-        let t = table(
-            r#"{"type":"struct","schema-id":0,"fields":[{"id":1,"name":"v","required":false,"type":"variant"}]}"#,
+    fn an_incompatible_column_is_neither_pruned_nor_its_own_positional_source() {
+        let f = file(
+            "message m { required int64 id = 1; optional binary total (STRING) = 5; optional binary gone (STRING) = 3; }",
         );
-        let f = file("message m { optional binary v = 1; }");
-        assert!(resolve(&t.fields, &f, 3).is_err());
+        let r = resolve(&table(TABLE).fields, &f, 2, &PartitionValues::new()).unwrap();
+        assert_eq!(r.columns[3].status, Status::Incompatible);
+        let pruned: Vec<_> = r.pruned.iter().map(|p| p.file_column.as_str()).collect();
+        assert_eq!(pruned, ["gone"], "`total` is unreadable, not dropped");
+        assert_eq!(
+            r.sources[3],
+            Some(1),
+            "a field-id reader takes `total` from `total`"
+        );
+    }
+
+    fn partition(entries: &[(FieldId, Identity)]) -> PartitionValues {
+        entries.iter().cloned().collect()
+    }
+
+    fn value(field: &str, v: Value) -> Identity {
+        Identity::Value {
+            partition_field: field.into(),
+            value: v,
+        }
+    }
+
+    #[test]
+    fn a_missing_identity_partition_source_reads_the_partition_value() {
+        let t = table(
+            r#"{"type":"struct","schema-id":0,"fields":[
+            {"id":1,"name":"id","required":false,"type":"long"},
+            {"id":2,"name":"region","required":false,"type":"string","initial-default":"xx"},
+            {"id":3,"name":"tier","required":false,"type":"int"},
+            {"id":4,"name":"zone","required":false,"type":"string"},
+            {"id":5,"name":"key","required":true,"type":"int"},
+            {"id":6,"name":"s","required":false,"type":{"type":"struct","fields":[
+              {"id":7,"name":"city","required":false,"type":"string"}]}}]}"#,
+        );
+        let f = file("message m { optional int64 id = 1; }");
+        let values = partition(&[
+            (2, value("region", serde_json::json!("eu"))),
+            (3, value("tier", Value::Null)),
+            (4, Identity::Unknown("not in the manifests".into())),
+            (5, value("key", serde_json::json!(4))),
+            (7, value("city", serde_json::json!("Delft"))),
+        ]);
+        let r = resolve(&t.fields, &f, 3, &values).unwrap();
+        assert_eq!(
+            statuses(&r),
+            [
+                ("id".into(), "resolved"),
+                ("region".into(), "partition-value"),
+                ("tier".into(), "missing-null"),
+                ("zone".into(), "missing-null"),
+                ("key".into(), "missing-required"),
+                ("s".into(), "missing-null"),
+                ("s.city".into(), "missing-null"),
+            ]
+        );
+        // The partition value wins over the initial-default, as in pyiceberg.
+        assert_eq!(r.plans[1], Plan::Fill(Some(serde_json::json!("eu"))));
+        assert_eq!(
+            r.columns[1].detail.as_deref(),
+            Some("identity partition `region` = \"eu\"")
+        );
+        assert_eq!(r.plans[2], Plan::Fill(None));
+        assert!(
+            r.columns[2]
+                .detail
+                .as_deref()
+                .unwrap()
+                .contains("is null in the manifest")
+        );
+        assert_eq!(r.columns[3].detail.as_deref(), Some("not in the manifests"));
+        // pyiceberg 0.12 refuses a required field the file lacks before it looks at partitions.
+        assert!(
+            r.columns[4]
+                .detail
+                .as_deref()
+                .unwrap()
+                .contains("pyiceberg 0.12 refuses")
+        );
+        // Under a missing struct, the partition value is not used: the struct is null.
+        assert_eq!(r.plans[5], Plan::Fill(None));
+    }
+
+    #[test]
+    fn variant_geometry_and_geography_columns_are_not_read_nor_pruned() {
+        let t = table(
+            r#"{"type":"struct","schema-id":0,"fields":[
+            {"id":1,"name":"v","required":false,"type":"variant"},
+            {"id":2,"name":"g","required":false,"type":"geometry(srid:4326)"},
+            {"id":3,"name":"h","required":false,"type":"geography(OGC:CRS84, spherical)"},
+            {"id":4,"name":"s","required":false,"type":{"type":"struct","fields":[
+              {"id":5,"name":"x","required":false,"type":"int"},
+              {"id":6,"name":"inner","required":false,"type":"variant"}]}},
+            {"id":7,"name":"n","required":false,"type":"long"}]}"#,
+        );
+        let f = file(
+            "message m {
+               optional group v = 1 { required binary metadata; required binary value; }
+               optional binary g = 2;
+               optional group s = 4 { optional int32 x = 5; optional binary inner = 6; }
+               optional int64 n = 7;
+             }",
+        );
+        let r = resolve(&t.fields, &f, 3, &PartitionValues::new()).unwrap();
+        assert_eq!(
+            statuses(&r),
+            [
+                ("v".into(), "not-read"),
+                ("g".into(), "not-read"),
+                ("h".into(), "not-read"),
+                ("s".into(), "not-read"),
+                ("s.x".into(), "not-read"),
+                ("s.inner".into(), "not-read"),
+                ("n".into(), "resolved"),
+            ]
+        );
+        assert_eq!(
+            r.columns[0].detail.as_deref(),
+            Some("not verified: fieldgate does not read variant values")
+        );
+        assert_eq!(r.columns[0].file_column.as_deref(), Some("v"));
+        assert!(r.pruned.is_empty(), "{:?}", r.pruned);
+        assert!(!r.fails());
+        assert_eq!(r.leaves, BTreeSet::from([5]));
+    }
+
+    #[test]
+    fn timestamp_ns_resolves_and_nested_defaults_fill_or_say_why_not() {
+        let t = table(
+            r#"{"type":"struct","schema-id":0,"fields":[
+            {"id":1,"name":"at","required":false,"type":"timestamp_ns"},
+            {"id":2,"name":"s","required":false,"type":{"type":"struct","fields":[
+              {"id":3,"name":"a","required":false,"type":"int","initial-default":5},
+              {"id":4,"name":"b","required":false,"type":"string"}]},"initial-default":{}},
+            {"id":5,"name":"l","required":false,"type":{"type":"list","element-id":6,
+              "element-required":false,"element":"int"},"initial-default":[1]},
+            {"id":7,"name":"at_default","required":false,"type":"timestamptz_ns",
+              "initial-default":"2017-11-16T22:31:08.123456789+00:00"}]}"#,
+        );
+        let f = file("message m { optional int64 at (TIMESTAMP(NANOS,false)) = 1; }");
+        let r = resolve(&t.fields, &f, 3, &PartitionValues::new()).unwrap();
+        assert_eq!(
+            statuses(&r),
+            [
+                ("at".into(), "resolved"),
+                ("s".into(), "missing-default"),
+                ("s.a".into(), "missing-default"),
+                ("s.b".into(), "missing-null"),
+                ("l".into(), "not-read"),
+                ("l.element".into(), "not-read"),
+                ("at_default".into(), "missing-default"),
+            ]
+        );
+        assert_eq!(r.plans[1], Plan::Fill(Some(serde_json::json!({}))));
+        assert!(
+            r.columns[4]
+                .detail
+                .as_deref()
+                .unwrap()
+                .contains("only null defaults of lists and maps are read")
+        );
+    }
+
+    #[test]
+    fn an_invalid_initial_default_is_an_error_not_a_value() {
+        let t = table(
+            r#"{"type":"struct","schema-id":0,"fields":[
+            {"id":1,"name":"n","required":false,"type":"int","initial-default":"seven"}]}"#,
+        );
+        let f = file("message m { optional int64 other = 2; }");
+        let e = resolve(&t.fields, &f, 3, &PartitionValues::new()).unwrap_err();
+        assert_eq!(e.0, "`n`: initial-default \"seven\" is not a valid int");
+    }
+
+    #[test]
+    fn timestamps_read_across_time_zones_and_nanoseconds_only_before_v3() {
+        let t = table(
+            r#"{"type":"struct","schema-id":0,"fields":[
+            {"id":1,"name":"ts","required":false,"type":"timestamp"},
+            {"id":2,"name":"tz","required":false,"type":"timestamptz"}]}"#,
+        );
+        let swapped = file(
+            "message m {
+               optional int64 ts (TIMESTAMP(MICROS,true)) = 1;
+               optional int64 tz (TIMESTAMP(MICROS,false)) = 2;
+             }",
+        );
+        let r = resolve(&t.fields, &swapped, 2, &PartitionValues::new()).unwrap();
+        assert_eq!(
+            statuses(&r),
+            [("ts".into(), "resolved"), ("tz".into(), "resolved")]
+        );
+        assert_eq!(r.columns[0].file_type.as_deref(), Some("timestamptz"));
+        let nanos = file(
+            "message m {
+               optional int64 ts (TIMESTAMP(NANOS,false)) = 1;
+               optional int64 tz (TIMESTAMP(NANOS,true)) = 2;
+             }",
+        );
+        let v2 = resolve(&t.fields, &nanos, 2, &PartitionValues::new()).unwrap();
+        assert_eq!(
+            statuses(&v2),
+            [("ts".into(), "promoted"), ("tz".into(), "promoted")]
+        );
+        let v3 = resolve(&t.fields, &nanos, 3, &PartitionValues::new()).unwrap();
+        assert_eq!(
+            statuses(&v3),
+            [("ts".into(), "incompatible"), ("tz".into(), "incompatible")]
+        );
     }
 }

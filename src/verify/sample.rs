@@ -16,6 +16,10 @@ use apache_avro::Reader;
 use apache_avro::types::Value as Avro;
 
 use crate::iceberg::metadata::TableMetadata;
+use crate::iceberg::partition::PartitionSpec;
+use crate::verify::deletes::{Deletes, PositionDeletes};
+use crate::verify::partition_values::identity_values;
+use crate::verify::resolve::PartitionValues;
 
 /// A live data file of the current snapshot.
 #[derive(Debug, Clone, PartialEq)]
@@ -26,6 +30,10 @@ pub struct DataFile {
     pub local: PathBuf,
     /// The schema current when the snapshot that added it was committed.
     pub schema_id: Option<i32>,
+    /// The identity-partition values of its manifest entry, by source field id.
+    pub partition: PartitionValues,
+    /// The snapshot's delete files that apply to it.
+    pub deletes: Deletes,
 }
 
 /// Where a table's files are found on this machine.
@@ -87,7 +95,8 @@ pub fn local_path(path: &str) -> Result<PathBuf, String> {
     }
 }
 
-/// Every live data file of the current snapshot, in manifest order.
+/// Every live data file of the current snapshot, in manifest order, with its identity-partition
+/// values and the delete files that apply to it.
 pub fn current_files(
     metadata_text: &str,
     metadata: &TableMetadata,
@@ -111,22 +120,32 @@ pub fn current_files(
         .filter_map(|s| Some((s.snapshot_id, s.schema_id?)))
         .collect();
 
-    // (manifest path, the snapshot that added it)
-    let mut manifests: Vec<(String, Option<i64>)> = Vec::new();
+    let mut manifests: Vec<Manifest> = Vec::new();
     if let Some(list) = snapshot.get("manifest-list").and_then(|m| m.as_str()) {
         for record in records(&locator.local(list)?, list)? {
-            if int(field(&record, "content")).unwrap_or(0) != 0 {
-                continue; // delete manifests
-            }
             let path = string(field(&record, "manifest_path"))
                 .ok_or_else(|| format!("`{list}`: a manifest entry without `manifest_path`"))?;
-            manifests.push((path, int(field(&record, "added_snapshot_id"))));
+            manifests.push(Manifest {
+                path,
+                deletes: int(field(&record, "content")).unwrap_or(0) != 0,
+                added_by: int(field(&record, "added_snapshot_id")),
+                spec_id: int(field(&record, "partition_spec_id"))
+                    .and_then(|i| i32::try_from(i).ok())
+                    .unwrap_or(metadata.default_spec_id),
+                sequence: int(field(&record, "sequence_number")).unwrap_or(0),
+            });
         }
     } else if let Some(list) = snapshot.get("manifests").and_then(|m| m.as_array()) {
         // v1 tables may list manifests in the snapshot itself.
         for m in list {
             if let Some(path) = m.as_str() {
-                manifests.push((path.to_string(), None));
+                manifests.push(Manifest {
+                    path: path.to_string(),
+                    deletes: false,
+                    added_by: None,
+                    spec_id: metadata.default_spec_id,
+                    sequence: 0,
+                });
             }
         }
     } else {
@@ -135,34 +154,128 @@ pub fn current_files(
         ));
     }
 
+    let schema = metadata.current_schema();
     let mut files = Vec::new();
-    for (manifest, added_by) in manifests {
-        for entry in records(&locator.local(&manifest)?, &manifest)? {
+    let mut data: Vec<Entry> = Vec::new();
+    let mut deletes: Vec<Entry> = Vec::new();
+    for manifest in &manifests {
+        for record in records(&locator.local(&manifest.path)?, &manifest.path)? {
             // status: 0 existing, 1 added, 2 deleted
-            if int(field(&entry, "status")) == Some(2) {
+            if int(field(&record, "status")) == Some(2) {
                 continue;
             }
-            let Some(data_file) = field(&entry, "data_file") else {
+            let Some(data_file) = field(&record, "data_file") else {
                 continue;
             };
-            if int(field(data_file, "content")).unwrap_or(0) != 0 {
-                continue;
-            }
-            let format = string(field(data_file, "file_format")).unwrap_or_default();
-            if !format.eq_ignore_ascii_case("parquet") {
-                continue;
-            }
             let path = string(field(data_file, "file_path"))
-                .ok_or_else(|| format!("`{manifest}`: a data file without `file_path`"))?;
-            let snapshot = int(field(&entry, "snapshot_id")).or(added_by);
-            files.push(DataFile {
-                local: locator.local(&path)?,
+                .ok_or_else(|| format!("`{}`: a file without `file_path`", manifest.path))?;
+            let entry = Entry {
                 path,
+                content: int(field(data_file, "content")).unwrap_or(0),
+                spec_id: manifest.spec_id,
+                partition: field(data_file, "partition").cloned(),
+                // A null sequence number is inherited from the manifest (spec "Sequence Number
+                // Inheritance").
+                sequence: int(field(&record, "sequence_number")).unwrap_or(manifest.sequence),
+                referenced: string(field(data_file, "referenced_data_file")),
+                parquet: string(field(data_file, "file_format"))
+                    .is_some_and(|f| f.eq_ignore_ascii_case("parquet")),
+            };
+            if manifest.deletes || entry.content != 0 {
+                deletes.push(entry);
+                continue;
+            }
+            if !entry.parquet {
+                continue;
+            }
+            let snapshot = int(field(&record, "snapshot_id")).or(manifest.added_by);
+            files.push(DataFile {
+                local: locator.local(&entry.path)?,
+                path: entry.path.clone(),
                 schema_id: snapshot.and_then(|s| schema_of.get(&s).copied()),
+                partition: identity_values(
+                    metadata
+                        .partition_specs
+                        .iter()
+                        .find(|s| s.spec_id == entry.spec_id),
+                    entry.partition.as_ref(),
+                    schema,
+                ),
+                deletes: Deletes::default(),
             });
+            data.push(entry);
         }
     }
+    let unpartitioned = |spec_id: i32| {
+        metadata
+            .partition_specs
+            .iter()
+            .find(|s| s.spec_id == spec_id)
+            .is_none_or(PartitionSpec::is_unpartitioned)
+    };
+    for (file, entry) in files.iter_mut().zip(&data) {
+        let mut found = Deletes {
+            data_file: entry.path.clone(),
+            ..Deletes::default()
+        };
+        for delete in applying(entry, &deletes, unpartitioned) {
+            match delete.content {
+                1 if delete.parquet => found.position.push(PositionDeletes {
+                    local: locator.local(&delete.path)?,
+                    path: delete.path.clone(),
+                }),
+                1 => found.other += 1,
+                _ => found.equality += 1,
+            }
+        }
+        file.deletes = found;
+    }
     Ok(files)
+}
+
+/// The delete files that apply to a data file (spec "Scan Planning"): in its partition (or
+/// in an unpartitioned spec), with a position delete no older and an equality delete newer
+/// than the data file, and a position delete's `referenced_data_file`, if any, naming it.
+fn applying<'a>(
+    data: &Entry,
+    deletes: &'a [Entry],
+    unpartitioned: impl Fn(i32) -> bool,
+) -> Vec<&'a Entry> {
+    deletes
+        .iter()
+        .filter(|delete| {
+            unpartitioned(delete.spec_id)
+                || (delete.spec_id == data.spec_id && delete.partition == data.partition)
+        })
+        .filter(|delete| match delete.content {
+            1 => {
+                data.sequence <= delete.sequence
+                    && delete.referenced.as_ref().is_none_or(|r| r == &data.path)
+            }
+            2 => data.sequence < delete.sequence,
+            _ => false,
+        })
+        .collect()
+}
+
+/// A manifest of the snapshot, as its manifest list describes it.
+struct Manifest {
+    path: String,
+    deletes: bool,
+    added_by: Option<i64>,
+    spec_id: i32,
+    sequence: i64,
+}
+
+/// A live entry of a manifest: what deciding which deletes apply needs.
+struct Entry {
+    path: String,
+    content: i64,
+    spec_id: i32,
+    partition: Option<Avro>,
+    sequence: i64,
+    referenced: Option<String>,
+    parquet: bool,
 }
 
 /// Up to `n` files, one per schema id in turn (oldest schema first), then the next of each.
@@ -194,7 +307,8 @@ fn records(local: &Path, name: &str) -> Result<Vec<Avro>, String> {
         .collect()
 }
 
-fn field<'a>(record: &'a Avro, name: &str) -> Option<&'a Avro> {
+/// A record's field by name, through a union.
+pub fn field<'a>(record: &'a Avro, name: &str) -> Option<&'a Avro> {
     let Avro::Record(fields) = record else {
         return None;
     };
@@ -232,7 +346,58 @@ mod tests {
             path: name.into(),
             local: name.into(),
             schema_id: Some(schema),
+            partition: PartitionValues::new(),
+            deletes: Deletes::default(),
         }
+    }
+
+    fn entry(path: &str, content: i64, spec_id: i32, region: &str, sequence: i64) -> Entry {
+        Entry {
+            path: path.into(),
+            content,
+            spec_id,
+            partition: Some(Avro::Record(vec![(
+                "region".into(),
+                Avro::Union(1, Box::new(Avro::String(region.into()))),
+            )])),
+            sequence,
+            referenced: None,
+            parquet: true,
+        }
+    }
+
+    #[test]
+    fn deletes_apply_by_partition_sequence_number_and_referenced_file() {
+        let data = entry("d.parquet", 0, 1, "eu", 5);
+        let unpartitioned = |spec: i32| spec == 0;
+        let mut referencing_other = entry("references-another.parquet", 1, 1, "eu", 5);
+        referencing_other.referenced = Some("other.parquet".into());
+        let mut referencing_it = entry("references-it.parquet", 1, 1, "eu", 5);
+        referencing_it.referenced = Some("d.parquet".into());
+        let deletes = [
+            entry("same-seq.parquet", 1, 1, "eu", 5),
+            entry("older.parquet", 1, 1, "eu", 4),
+            entry("other-partition.parquet", 1, 1, "us", 9),
+            entry("unpartitioned.parquet", 1, 0, "us", 9),
+            entry("eq-same-seq.parquet", 2, 1, "eu", 5),
+            entry("eq-newer.parquet", 2, 1, "eu", 6),
+            entry("other-spec.parquet", 1, 2, "eu", 9),
+            referencing_other,
+            referencing_it,
+        ];
+        let applied: Vec<&str> = applying(&data, &deletes, unpartitioned)
+            .iter()
+            .map(|d| d.path.as_str())
+            .collect();
+        assert_eq!(
+            applied,
+            [
+                "same-seq.parquet",
+                "unpartitioned.parquet",
+                "eq-newer.parquet",
+                "references-it.parquet"
+            ]
+        );
     }
 
     #[test]

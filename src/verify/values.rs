@@ -221,7 +221,7 @@ pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-fn uuid(bytes: &[u8]) -> String {
+pub fn uuid(bytes: &[u8]) -> String {
     let h = hex(bytes);
     if h.len() != 32 {
         return h;
@@ -266,7 +266,7 @@ pub fn format_date(days: i64) -> String {
 }
 
 /// `HH:MM:SS`, with the fraction (6 or 9 digits) only when it is not zero, as Python prints it.
-fn format_time(ticks: i64, digits: u32) -> String {
+pub fn format_time(ticks: i64, digits: u32) -> String {
     let per_second = 10_i64.pow(digits);
     let seconds = ticks.div_euclid(per_second);
     let fraction = ticks.rem_euclid(per_second);
@@ -281,7 +281,7 @@ fn format_time(ticks: i64, digits: u32) -> String {
     }
 }
 
-fn format_timestamp(ticks: i64, digits: u32, utc: bool) -> String {
+pub fn format_timestamp(ticks: i64, digits: u32, utc: bool) -> String {
     let per_day = 86_400 * 10_i64.pow(digits);
     let date = format_date(ticks.div_euclid(per_day));
     let time = format_time(ticks.rem_euclid(per_day), digits);
@@ -302,22 +302,52 @@ pub fn parse_date(text: &str) -> Option<i32> {
 
 /// Microseconds since the epoch of `YYYY-MM-DDTHH:MM:SS[.ffffff][+00:00|Z]`.
 pub fn parse_timestamp(text: &str) -> Option<i64> {
+    parse_timestamp_ticks(text, 6)
+}
+
+/// Ticks (`digits` of a second: 6 micros, 9 nanos) since the epoch of
+/// `YYYY-MM-DDTHH:MM:SS[.fraction][+00:00|Z]`.
+pub fn parse_timestamp_ticks(text: &str, digits: u32) -> Option<i64> {
     let (date, time) = text.split_once('T')?;
     let time = time
         .strip_suffix("+00:00")
         .or_else(|| time.strip_suffix('Z'))
         .unwrap_or(time);
-    let (hms, fraction) = time.split_once('.').unwrap_or((time, ""));
+    let days = i64::from(parse_date(date)?);
+    let per_day = 86_400 * 10_i64.pow(digits);
+    days.checked_mul(per_day)?
+        .checked_add(parse_time(time, digits)?)
+}
+
+/// Ticks (`digits` of a second) since midnight of `HH:MM:SS[.fraction]`.
+pub fn parse_time(text: &str, digits: u32) -> Option<i64> {
+    let (hms, fraction) = text.split_once('.').unwrap_or((text, ""));
     let mut parts = hms.splitn(3, ':');
     let h: i64 = parts.next()?.parse().ok()?;
     let m: i64 = parts.next()?.parse().ok()?;
     let s: i64 = parts.next()?.parse().ok()?;
-    if fraction.len() > 6 || !fraction.bytes().all(|b| b.is_ascii_digit()) {
+    if h > 23 || m > 59 || s > 59 {
         return None;
     }
-    let micros: i64 = format!("{fraction:0<6}").parse().ok()?;
-    let days = i64::from(parse_date(date)?);
-    Some(((days * 24 + h) * 60 + m) * 60_000_000 + s * 1_000_000 + micros)
+    if fraction.len() > digits as usize || !fraction.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let width = digits as usize;
+    let ticks: i64 = format!("{fraction:0<width$}").parse().ok()?;
+    Some(((h * 60 + m) * 60 + s) * 10_i64.pow(digits) + ticks)
+}
+
+/// The 16 bytes of a canonical uuid string.
+pub fn parse_uuid(text: &str) -> Option<Vec<u8>> {
+    let dashes: Vec<usize> = text.match_indices('-').map(|(i, _)| i).collect();
+    if dashes != [8, 13, 18, 23] || text.len() != 36 {
+        return None;
+    }
+    let digits = text.replace('-', "");
+    (0..32)
+        .step_by(2)
+        .map(|i| u8::from_str_radix(digits.get(i..i + 2)?, 16).ok())
+        .collect()
 }
 
 #[cfg(test)]

@@ -41,7 +41,15 @@ import pyarrow.parquet as pq
 from pyiceberg.catalog.sql import SqlCatalog
 from pyiceberg.expressions import AlwaysTrue
 from pyiceberg.io.pyarrow import ArrowScan
-from pyiceberg.manifest import DataFile, DataFileContent, FileFormat
+from pyiceberg.manifest import (
+    DataFile,
+    DataFileContent,
+    FileFormat,
+    ManifestContent,
+    ManifestEntry,
+    ManifestEntryStatus,
+    ManifestWriterV2,
+)
 from pyiceberg.partitioning import PartitionField, PartitionSpec
 from pyiceberg.schema import Schema
 from pyiceberg.table import FileScanTask, StaticTable, Table
@@ -857,17 +865,181 @@ def build_people(catalog: SqlCatalog) -> tuple[Table, dict[str, int]]:
     return table, written
 
 
-def write_age_as_string(table: Table, path: Path) -> None:
-    """A file with the table's field ids whose `age` (a long in the table) is stored as strings: a
-    writer bug no reader can resolve. Not part of the table; verified by path."""
-    age_id = table.schema().find_field("age").field_id
+def write_with_column_as(table: Table, path: Path, column: str, arrow_type: pa.DataType, values: list) -> None:
+    """A file with the table's field ids whose `column` is stored as `arrow_type` (rows 13 to 15 of
+    the current schema, with `values` in that column). Not part of the table; verified by path."""
+    column_id = table.schema().find_field(column).field_id
     fields = []
     for f in table.schema().as_arrow():
-        if f.name == "age":
-            f = pa.field("age", pa.string(), nullable=True, metadata={b"PARQUET:field_id": str(age_id).encode()})
+        if f.name == column:
+            f = pa.field(column, arrow_type, nullable=True, metadata={b"PARQUET:field_id": str(column_id).encode()})
         fields.append(f)
-    rows = [people_row(i, 2) | {"age": f"{20 + i} years"} for i in (13, 14, 15)]
+    rows = [people_row(i, 2) | {column: v} for i, v in zip((13, 14, 15), values)]
     pq.write_table(pa.Table.from_pylist(rows, schema=pa.schema(fields)), path, row_group_size=2)
+
+
+def write_age_as_string(table: Table, path: Path) -> None:
+    """`age` (a long in the table) stored as strings: a writer bug no reader can resolve."""
+    write_with_column_as(table, path, "age", pa.string(), [f"{20 + i} years" for i in (13, 14, 15)])
+
+
+def write_seen_variants(table: Table, files: Path) -> list[Path]:
+    """`seen` (a timestamptz) stored as nanoseconds, and as a timestamp without time zone: both are
+    read by pyiceberg (nanoseconds truncated toward zero in a v2 table)."""
+    nanos = files / "seen-as-nanos.parquet"
+    write_with_column_as(table, nanos, "seen", pa.timestamp("ns", tz="UTC"),
+                         [1_704_110_400_000_001_999, -1_999, None])
+    local = files / "seen-without-zone.parquet"
+    write_with_column_as(table, local, "seen", pa.timestamp("us"), [1_704_110_400_000_001, -1, None])
+    return [nanos, local]
+
+
+# `db.regions`: a v2 table partitioned by identity(region), for what a reader takes from manifests
+# rather than from the data file. Hive-style imports leave the partition column out of the files
+# (its value lives in the directory name); Iceberg readers fill it from the manifest entry's
+# partition tuple (spec "Column Projection"). pyiceberg's add_files() accepts such a file but infers
+# a null partition value (no column statistics to infer it from), so one file is registered the way a
+# Hive migration registers it: pyiceberg's own append_data_file() with the partition value given.
+# pyiceberg 0.12 cannot write delete files (`delete()` falls back to copy-on-write even with
+# write.delete.mode=merge-on-read), so the position delete file is written by pyarrow in the spec's
+# schema and committed in a delete manifest through pyiceberg's own manifest writer; pyiceberg's scan
+# then applies it.
+
+POS_DELETE_SCHEMA = pa.schema([
+    pa.field("file_path", pa.string(), nullable=False, metadata={b"PARQUET:field_id": b"2147483546"}),
+    pa.field("pos", pa.int64(), nullable=False, metadata={b"PARQUET:field_id": b"2147483545"}),
+])
+
+
+def write_region_less(table: Table, name: str, rows: list[dict], field_ids: bool = False) -> Path:
+    """A file without the `region` column (a Hive partition's file), without field ids unless asked."""
+    fields = [f if field_ids else pa.field(f.name, without_field_ids(f.type), nullable=f.nullable)
+              for f in table.schema().as_arrow() if f.name != "region"]
+    path = Path(table.location().removeprefix("file://")) / "data" / f"{name}.parquet"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(pa.Table.from_pylist(rows, schema=pa.schema(fields)), path)
+    return path
+
+
+def register_with_partition(table: Table, path: Path, partition: Record) -> None:
+    """Commits a data file through pyiceberg's fast append with the partition value a Hive migration
+    takes from the directory name, instead of the null add_files() infers."""
+    data_file = DataFile.from_args(
+        content=DataFileContent.DATA,
+        file_path=f"file://{path}",
+        file_format=FileFormat.PARQUET,
+        partition=partition,
+        record_count=pq.ParquetFile(path).metadata.num_rows,
+        file_size_in_bytes=path.stat().st_size,
+    )
+    data_file.spec_id = table.metadata.default_spec_id
+    with table.transaction() as tx:
+        with tx.update_snapshot().fast_append() as append:
+            append.append_data_file(data_file)
+
+
+class DeleteManifestWriter(ManifestWriterV2):
+    """pyiceberg's v2 manifest writer, declaring its content as deletes."""
+
+    def content(self) -> ManifestContent:
+        return ManifestContent.DELETES
+
+    @property
+    def _meta(self) -> dict[str, str]:
+        return {**super()._meta, "content": "deletes"}
+
+
+def commit_position_delete(table: Table, data_file_path: str, positions: list[int], partition: Record) -> None:
+    path = Path(table.location().removeprefix("file://")) / "data" / "eu-position-deletes.parquet"
+    rows = [{"file_path": data_file_path, "pos": p} for p in positions]
+    pq.write_table(pa.Table.from_pylist(rows, schema=POS_DELETE_SCHEMA), path)
+    delete_file = DataFile.from_args(
+        content=DataFileContent.POSITION_DELETES,
+        file_path=f"file://{path}",
+        file_format=FileFormat.PARQUET,
+        partition=partition,
+        record_count=len(rows),
+        file_size_in_bytes=path.stat().st_size,
+    )
+    delete_file.spec_id = table.metadata.default_spec_id
+    with table.transaction() as tx:
+        with tx.update_snapshot().fast_append() as append:
+            data_manifests = append._manifests
+
+            def with_delete_manifest() -> list:
+                writer = DeleteManifestWriter(
+                    spec=table.metadata.spec(),
+                    schema=table.schema(),
+                    output_file=append.new_manifest_output(),
+                    snapshot_id=append.snapshot_id,
+                    avro_compression=append._compression,
+                )
+                with writer:
+                    writer.add(ManifestEntry.from_args(
+                        status=ManifestEntryStatus.ADDED, snapshot_id=append.snapshot_id, data_file=delete_file
+                    ))
+                return data_manifests() + [writer.to_manifest_file()]
+
+            append._manifests = with_delete_manifest
+
+
+def regions_table(catalog: SqlCatalog, name: str, region_required: bool) -> Table:
+    schema = Schema(
+        NestedField(1, "id", LongType(), required=True),
+        NestedField(2, "region", StringType(), required=region_required),
+        NestedField(3, "note", StringType(), required=False),
+    )
+    return catalog.create_table(
+        f"{NAMESPACE}.{name}",
+        schema,
+        partition_spec=PartitionSpec(PartitionField(2, 1000, IdentityTransform(), "region")),
+        properties={
+            "owner": "fieldgate-fixtures",
+            "format-version": "2",
+            "write.parquet.compression-codec": "zstd",
+            "write.py-location-provider.impl": "make_fixtures.FixtureLocations",
+        },
+    )
+
+
+def build_regions(catalog: SqlCatalog) -> Table:
+    table = regions_table(catalog, "regions", region_required=False)
+    name_next_file("eu-pyiceberg")
+    append(table, [{"id": i, "region": "eu", "note": f"n-{i}"} for i in (1, 2, 3)])
+    table.add_files([f"file://{write_region_less(table, 'null-imported', [{'id': 4, 'note': 'n-4'}])}"])
+    register_with_partition(
+        table, write_region_less(table, "us-imported", [{"id": i, "note": f"n-{i}"} for i in (5, 6)]), Record("us")
+    )
+    eu = next(t.file.file_path for t in table.scan().plan_files() if t.file.file_path.endswith("eu-pyiceberg.parquet"))
+    commit_position_delete(table, eu, [1], Record("eu"))
+    return table
+
+
+def build_required_regions(catalog: SqlCatalog) -> Table:
+    """`region` required: pyiceberg 0.12 refuses a file without it before it looks at the partition
+    value (`ArrowProjectionVisitor.struct`), where Iceberg Java reads the partition value."""
+    table = regions_table(catalog, "required_regions", region_required=True)
+    path = write_region_less(table, "us-with-ids", [{"id": 7, "note": "n-7"}], field_ids=True)
+    register_with_partition(table, path, Record("us"))
+    return table
+
+
+def copy_table(table: Table, out: Path) -> list[str]:
+    """The table, byte for byte: data files, manifests and manifest lists; metadata in the Hadoop
+    layout. Returns the metadata files written, oldest first."""
+    table_dir = Path(table.location().removeprefix("file://"))
+    for sub in ("data", "metadata"):
+        (out / sub).mkdir(parents=True)
+        for path in sorted((table_dir / sub).iterdir()):
+            if not path.name.endswith(".metadata.json"):
+                shutil.copyfile(path, out / sub / path.name)
+    sequence = metadata_sequence(table)
+    written = []
+    for version, location in enumerate(sequence, start=1):
+        (out / "metadata" / f"v{version}.metadata.json").write_bytes(read_bytes(table, location))
+        written.append(f"v{version}.metadata.json")
+    (out / "metadata" / "version-hint.text").write_text(str(len(sequence)))
+    return written
 
 
 def shortest_float32(value: float) -> float:
@@ -900,11 +1072,12 @@ def render(value: object, iceberg_type: IcebergType) -> object:
     return value
 
 
-def scan_file(table: Table, data_file: DataFile, schema: Schema, metadata: object = None) -> dict:
+def scan_file(table: Table, data_file: DataFile, schema: Schema, metadata: object = None,
+              delete_files: frozenset = frozenset()) -> dict:
     """pyiceberg's own read of one file under one schema: the rows, or the error it raised."""
     scan = ArrowScan(metadata or table.metadata, table.io, schema, AlwaysTrue())
     try:
-        result = scan.to_table([FileScanTask(data_file)])
+        result = scan.to_table([FileScanTask(data_file, delete_files=set(delete_files))])
     except Exception as error:  # noqa: BLE001 - a refusal is an expected outcome here
         return {"error": f"{type(error).__name__}: {str(error).splitlines()[0]}"}
     return {"rows": [{f.name: render(row[f.name], f.field_type) for f in schema.fields} for row in result.to_pylist()]}
@@ -924,28 +1097,18 @@ def standalone_data_file(path: Path) -> DataFile:
 
 
 def make_verify_fixtures(out: Path) -> None:
-    for sub in ("people", "files"):
+    for sub in ("people", "regions", "required_regions", "files"):
         shutil.rmtree(out / sub, ignore_errors=True)
     out.mkdir(parents=True, exist_ok=True)
     catalog = open_catalog(VERIFY_WAREHOUSE)
     table, written = build_people(catalog)
-    table_dir = Path(table.location().removeprefix("file://"))
 
-    # The table, byte for byte: data files, manifests and manifest lists; metadata in the Hadoop layout.
     copy = out / "people"
-    for sub in ("data", "metadata"):
-        (copy / sub).mkdir(parents=True)
-        for path in sorted((table_dir / sub).iterdir()):
-            if not path.name.endswith(".metadata.json"):
-                shutil.copyfile(path, copy / sub / path.name)
-    sequence = metadata_sequence(table)
     no_mapping = None
-    for version, location in enumerate(sequence, start=1):
-        text = read_bytes(table, location)
-        (copy / "metadata" / f"v{version}.metadata.json").write_bytes(text)
+    for name in copy_table(table, copy):
+        text = (copy / "metadata" / name).read_bytes()
         if no_mapping is None and b"schema.name-mapping.default" not in text and b'"snapshots":[{' in text:
-            no_mapping = f"people/metadata/v{version}.metadata.json"
-    (copy / "metadata" / "version-hint.text").write_text(str(len(sequence)))
+            no_mapping = f"people/metadata/{name}"
 
     (out / "files").mkdir()
     age_as_string = out / "files" / "age-as-string.parquet"
@@ -963,9 +1126,9 @@ def make_verify_fixtures(out: Path) -> None:
         for schema in table.schemas().values():
             reads.append({"file": files[name]["path"], "metadata": "people", "schema_id": schema.schema_id}
                          | scan_file(table, task.file, schema))
-    standalone = standalone_data_file(age_as_string)
-    reads.append({"file": "files/age-as-string.parquet", "metadata": "people", "schema_id": table.schema().schema_id}
-                 | scan_file(table, standalone, table.schema()))
+    for path in [age_as_string, *write_seen_variants(table, out / "files")]:
+        reads.append({"file": f"files/{path.name}", "metadata": "people", "schema_id": table.schema().schema_id}
+                     | scan_file(table, standalone_data_file(path), table.schema()))
     # An id-less file against the table as it was before add_files() gave it a name mapping.
     if no_mapping is not None:
         before = StaticTable.from_metadata(f"file://{copy.parent / no_mapping}")
@@ -973,15 +1136,36 @@ def make_verify_fixtures(out: Path) -> None:
         reads.append({"file": "people/data/s0-imported.parquet", "metadata": no_mapping, "schema_id": 0}
                      | scan_file(table, imported, before.schema(), before.metadata))
 
+    # The partitioned table: the rows pyiceberg's scan returns for each data file, with the delete
+    # files that apply to it (`position_deletes`: how many) and the rows it returns without them.
+    regions = build_regions(catalog)
+    copy_table(regions, out / "regions")
+    for task in regions.scan().plan_files():
+        name = Path(task.file.file_path).stem
+        read = {"file": f"regions/data/{name}.parquet", "metadata": "regions", "schema_id": 0}
+        read |= scan_file(regions, task.file, regions.schema(), delete_files=frozenset(task.delete_files))
+        if task.delete_files:
+            read["position_deletes"] = sum(d.content == DataFileContent.POSITION_DELETES for d in task.delete_files)
+            read["rows_without_deletes"] = scan_file(regions, task.file, regions.schema())["rows"]
+        reads.append(read)
+
+    required = build_required_regions(catalog)
+    copy_table(required, out / "required_regions")
+    for task in required.scan().plan_files():
+        name = Path(task.file.file_path).stem
+        reads.append({"file": f"required_regions/data/{name}.parquet", "metadata": "required_regions", "schema_id": 0}
+                     | scan_file(required, task.file, required.schema()))
+
     doc = {
         "generator": "tests/interop/make_fixtures.py --verify-out (pyiceberg 0.12.0, pyarrow 26.0.1)",
         "table_location": table.location(),
+        "regions_location": regions.location(),
         "files": dict(sorted(files.items())),
         "reads": sorted(reads, key=lambda r: (r["file"], r["metadata"], r["schema_id"])),
     }
     (out / "expected.json").write_text(json.dumps(doc, indent=1) + "\n")
     shutil.rmtree(VERIFY_WAREHOUSE)
-    print(f"wrote the verify fixtures ({len(files)} table files, {len(reads)} reads) to {out}")
+    print(f"wrote the verify fixtures ({len(files)} people files, {len(reads)} reads) to {out}")
 
 
 def main(argv: list[str]) -> int:

@@ -36,9 +36,34 @@ impl<'a> Human<'a> {
     pub fn verdict(&mut self, summary: &Summary<'_>) -> Result<(), String> {
         let failed = summary.files.iter().filter(|f| !f.passed()).count();
         let verdict = if failed == 0 { "passed" } else { "failed" };
+        let mut not_read: Vec<&str> = Vec::new();
+        let not_read_roots = summary.files.iter().flat_map(|f| &f.columns).filter(|c| {
+            c.status == Status::NotRead
+                && !c
+                    .detail
+                    .as_deref()
+                    .is_some_and(|d| d.starts_with("part of"))
+        });
+        for c in not_read_roots {
+            if !not_read.contains(&c.path.as_str()) {
+                not_read.push(&c.path);
+            }
+        }
+        let unverified = if not_read.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; not verified (not read): {}",
+                not_read
+                    .iter()
+                    .map(|p| format!("`{p}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
         writeln!(
             self.out,
-            "\n{verdict}: {} file(s), {} row(s) read as schema {}, {failed} file(s) a reader cannot read correctly",
+            "\n{verdict}: {} file(s), {} row(s) read as schema {}, {failed} file(s) a reader cannot read correctly{unverified}",
             summary.files.len(),
             summary.rows(),
             summary.schema_id
@@ -50,18 +75,28 @@ impl<'a> Human<'a> {
 fn column_line(c: &ColumnReport, width: usize) -> String {
     let id = format!("({})", c.field_id);
     let what = match c.status {
-        Status::Resolved => match &c.file_column {
-            Some(file) if file != &c.path => format!("resolved from `{file}`"),
-            _ => "resolved".into(),
-        },
+        Status::Resolved => {
+            let from = match &c.file_column {
+                Some(file) if file != &c.path => format!("resolved from `{file}`"),
+                _ => "resolved".into(),
+            };
+            match (&c.file_type, &c.detail) {
+                (Some(file_type), Some(why)) => format!("{from}, stored as {file_type}: {why}"),
+                _ => from,
+            }
+        }
         Status::Promoted => format!(
-            "promoted {} -> {}{}",
+            "promoted {} -> {}{}{}",
             c.file_type.as_deref().unwrap_or("?"),
             c.table_type,
             match &c.file_column {
                 Some(file) if file != &c.path => format!(", from `{file}`"),
                 _ => String::new(),
-            }
+            },
+            c.detail
+                .as_deref()
+                .map(|d| format!(" ({d})"))
+                .unwrap_or_default()
         ),
         Status::MissingNull => match &c.detail {
             Some(d) => format!("not in the file: null ({d})"),
@@ -70,6 +105,16 @@ fn column_line(c: &ColumnReport, width: usize) -> String {
         Status::MissingDefault => format!(
             "not in the file: {}",
             c.detail.as_deref().unwrap_or("its initial-default")
+        ),
+        Status::PartitionValue => format!(
+            "not in the file: {}",
+            c.detail
+                .as_deref()
+                .unwrap_or("its identity-partition value")
+        ),
+        Status::NotRead => format!(
+            "not read: {}",
+            c.detail.as_deref().unwrap_or("not verified")
         ),
         Status::Incompatible => format!(
             "INCOMPATIBLE as {}: {}{}",
@@ -158,10 +203,31 @@ impl Sink for Human<'_> {
                 bytes(report.file_bytes),
             ));
         }
+        let deletes = &report.deletes;
+        // A file no field-id reader can match is not read, so no delete is applied to it either.
+        if !deletes.position.is_empty() && report.problem.is_none() {
+            text.push_str(&format!(
+                "  deletes: {} position delete file(s) applied, {} row(s) deleted\n",
+                deletes.position.len(),
+                report.rows_deleted
+            ));
+        }
+        if let Some(why) = &deletes.unknown {
+            text.push_str(&format!("  deletes: {why}\n"));
+        }
+        if deletes.not_applied() > 0 {
+            text.push_str(&format!(
+                "  deletes: {} equality and {} deletion-vector or non-Parquet position delete file(s) apply \
+                 and are NOT applied: these rows include those they delete (Iceberg Java drops them; \
+                 pyiceberg 0.12 refuses to scan a table with equality deletes)\n",
+                deletes.equality, deletes.other
+            ));
+        }
         for p in &report.positional {
-            let instead = match &p.by_id {
-                Some(file) => format!("by field id it reads `{file}`"),
-                None => "by field id it reads null".into(),
+            let instead = match (&p.by_id, &p.by_id_fill) {
+                (Some(file), _) => format!("by field id it reads `{file}`"),
+                (None, Some(value)) => format!("by field id it reads {value}"),
+                (None, None) => "by field id it reads null".into(),
             };
             let line = match (&p.file_column, &p.file_type) {
                 (Some(file), Some(file_type)) => format!(
@@ -178,5 +244,68 @@ impl Sink for Human<'_> {
             text.push_str(&line);
         }
         self.out.write_all(text.as_bytes()).map_err(io_error)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verify::deletes::{Deletes, PositionDeletes};
+
+    fn report(deletes: Deletes) -> FileReport {
+        FileReport {
+            path: "d.parquet".into(),
+            read_from: None,
+            rows: 2,
+            bytes_read: 10,
+            file_bytes: 20,
+            ids: IdSource::FieldIds,
+            columns: Vec::new(),
+            pruned: Vec::new(),
+            positional: Vec::new(),
+            positional_bytes_read: 0,
+            problem: None,
+            deletes,
+            rows_deleted: 1,
+            rows_printed: 0,
+            ranges_read: Vec::new(),
+        }
+    }
+
+    fn finished(report: &FileReport) -> String {
+        let mut out = Vec::new();
+        Human::new(&mut out).finished(report).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn deletes_say_what_was_applied_and_what_was_not() {
+        let applied = report(Deletes {
+            data_file: "d.parquet".into(),
+            position: vec![PositionDeletes {
+                path: "p.parquet".into(),
+                local: "p.parquet".into(),
+            }],
+            equality: 0,
+            other: 0,
+            unknown: None,
+        });
+        let text = finished(&applied);
+        assert!(text.contains("deletes: 1 position delete file(s) applied, 1 row(s) deleted"));
+        assert!(!text.contains("NOT applied"), "{text}");
+
+        let not_applied = report(Deletes {
+            data_file: "d.parquet".into(),
+            position: Vec::new(),
+            equality: 2,
+            other: 1,
+            unknown: None,
+        });
+        let text = finished(&not_applied);
+        assert!(
+            text.contains("deletes: 2 equality and 1 deletion-vector or non-Parquet position delete file(s) apply and are NOT applied"),
+            "{text}"
+        );
+        assert!(!text.contains("row(s) deleted"), "{text}");
     }
 }

@@ -93,6 +93,17 @@ pub fn file(f: &FileReport) -> Value {
     if let Some(problem) = &f.problem {
         m.insert("problem".into(), problem.clone().into());
     }
+    if f.deletes.any() {
+        m.insert(
+            "deletes".into(),
+            json!({
+                "position_files": f.deletes.position.len(),
+                "rows_deleted": f.rows_deleted,
+                "not_applied": {"equality_files": f.deletes.equality, "other_files": f.deletes.other},
+                "unknown": f.deletes.unknown,
+            }),
+        );
+    }
     m.insert(
         "columns".into(),
         f.columns.iter().map(column).collect::<Vec<_>>().into(),
@@ -110,7 +121,7 @@ pub fn file(f: &FileReport) -> Value {
         f.positional
             .iter()
             .map(|p| {
-                json!({
+                let mut entry = json!({
                     "position": p.position,
                     "column": p.table_column,
                     "table_type": p.table_type,
@@ -118,7 +129,11 @@ pub fn file(f: &FileReport) -> Value {
                     "file_type": p.file_type,
                     "by_id": p.by_id,
                     "values": p.values,
-                })
+                });
+                if let (Some(value), Some(object)) = (&p.by_id_fill, entry.as_object_mut()) {
+                    object.insert("by_id_value".into(), value.clone());
+                }
+                entry
             })
             .collect::<Vec<_>>()
             .into(),

@@ -79,21 +79,20 @@ pub fn column_notes(f: &FileReport) -> Vec<String> {
                     c.path,
                     c.detail.as_deref().unwrap_or("initial-default")
                 ),
+                Status::PartitionValue => format!(
+                    "`{}` {}",
+                    c.path,
+                    c.detail.as_deref().unwrap_or("identity-partition value")
+                ),
+                Status::NotRead => format!("`{}` not read", c.path),
                 Status::Incompatible => format!("`{}` INCOMPATIBLE", c.path),
                 Status::MissingRequired => format!("`{}` MISSING (required)", c.path),
             })
         })
         .collect();
-    // An incompatible column is not read either, but it is no dropped column: say it once.
-    let unreadable = |id: Option<i32>| {
-        f.columns
-            .iter()
-            .any(|c| c.status == Status::Incompatible && Some(c.field_id) == id)
-    };
     notes.extend(
         f.pruned
             .iter()
-            .filter(|p| !unreadable(p.field_id))
             .map(|p| format!("`{}` pruned", p.file_column)),
     );
     notes
