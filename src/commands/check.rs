@@ -490,7 +490,7 @@ impl TableAt<'_> {
             evolution,
             mut findings,
             suppressed,
-        } = judge_proposals(&self.table.name, &start, &proposals, &settings, &today);
+        } = judge_proposals(&self.table.name, &start, &proposals, &settings, &today)?;
         let statements: Vec<Statement> = read
             .iter()
             .flat_map(|r| r.proposal.statements())

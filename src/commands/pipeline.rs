@@ -191,7 +191,7 @@ pub fn judge(args: &ProposalArgs, location: String, now_ms: i64) -> Result<Judge
         evolution,
         findings,
         suppressed,
-    } = judge_proposals(&table, &start, &list, &settings, &today(now_ms));
+    } = judge_proposals(&table, &start, &list, &settings, &today(now_ms))?;
     Ok(Judgement {
         table,
         base,

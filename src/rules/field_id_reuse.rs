@@ -3,10 +3,11 @@
 //! rewritten, or the current schema is not the newest. `evolve` never does this; a metadata file
 //! written by an engine or by hand can.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::change::Origin;
 use crate::finding::{MetadataPlace, Related};
+use crate::iceberg::schema::any_member_id;
 use crate::iceberg::types::FieldId;
 use crate::rules::{Context, Rule, Violation};
 
@@ -81,16 +82,32 @@ impl Rule for FieldIdReuse {
                 known.insert(field.id, (field.path, schema.schema_id));
             }
         }
+        // Looked up once per member of every new schema: a long migration has many.
+        let old_schema_ids: HashSet<i32> = before.schemas.iter().map(|s| s.schema_id).collect();
+        let current_ids: HashSet<FieldId> = before
+            .current_schema()
+            .walk()
+            .iter()
+            .map(|f| f.id)
+            .collect();
         for schema in after
             .schemas
             .iter()
-            .filter(|s| before.schema(s.schema_id).is_none())
+            .filter(|s| !old_schema_ids.contains(&s.schema_id))
         {
+            let mut breaks_contract = |id: FieldId| match known.get(&id) {
+                Some(_) => !current_ids.contains(&id),
+                None => id <= before.last_column_id,
+            };
+            if !any_member_id(&schema.fields, &mut breaks_contract) {
+                continue;
+            }
             for field in schema.walk() {
                 match known.get(&field.id) {
                     // An id the current table does not have is retired: it comes back neither
                     // under a new name nor under its old one (that would un-drop old values).
-                    Some((old_path, last_schema)) if !is_rename(cx, field.id) => {
+                    // One it has is the same field, renamed or not.
+                    Some((old_path, last_schema)) if !current_ids.contains(&field.id) => {
                         let consequence = if old_path.eq_ignore_ascii_case(&field.path) {
                             format!(
                                 "the dropped column's old values would reappear in `{}`",
@@ -167,10 +184,6 @@ fn located(cx: &Context<'_>, schema_id: i32, id: FieldId) -> Option<Origin> {
 }
 
 /// A rename keeps the id: the current schema still has that id, under the new path.
-fn is_rename(cx: &Context<'_>, id: FieldId) -> bool {
-    cx.before.current_schema().field_by_id(id).is_some()
-}
-
 #[cfg(test)]
 mod tests {
     use crate::rules::test_support::{fired, table_with_history};
