@@ -7,6 +7,7 @@ use std::collections::{HashMap, HashSet};
 
 use crate::change::Origin;
 use crate::finding::{MetadataPlace, Related};
+use crate::iceberg::metadata::TableMetadata;
 use crate::iceberg::schema::any_member_id;
 use crate::iceberg::types::FieldId;
 use crate::rules::{Context, Rule, Violation};
@@ -75,13 +76,18 @@ impl Rule for FieldIdReuse {
                 ),
             }
         }
-        // Every id the table has ever used, with the path it had and the last schema it was in.
-        let mut known: HashMap<FieldId, (String, i32)> = HashMap::new();
+        // Every id the table has ever used; with the path it had and the last schema it was in
+        // only when a new schema breaks the contract, as walking every old schema costs as much
+        // as reading the metadata.
+        let mut used: HashSet<FieldId> = HashSet::new();
         for schema in &before.schemas {
-            for field in schema.walk() {
-                known.insert(field.id, (field.path, schema.schema_id));
-            }
+            // Never satisfied, so every member is visited.
+            any_member_id(&schema.fields, &mut |id| {
+                used.insert(id);
+                false
+            });
         }
+        let mut known: Option<HashMap<FieldId, (String, i32)>> = None;
         // Looked up once per member of every new schema: a long migration has many.
         let old_schema_ids: HashSet<i32> = before.schemas.iter().map(|s| s.schema_id).collect();
         let current_ids: HashSet<FieldId> = before
@@ -95,13 +101,14 @@ impl Rule for FieldIdReuse {
             .iter()
             .filter(|s| !old_schema_ids.contains(&s.schema_id))
         {
-            let mut breaks_contract = |id: FieldId| match known.get(&id) {
-                Some(_) => !current_ids.contains(&id),
-                None => id <= before.last_column_id,
+            let mut breaks_contract = |id: FieldId| match used.contains(&id) {
+                true => !current_ids.contains(&id),
+                false => id <= before.last_column_id,
             };
             if !any_member_id(&schema.fields, &mut breaks_contract) {
                 continue;
             }
+            let known = known.get_or_insert_with(|| paths_by_id(before));
             for field in schema.walk() {
                 match known.get(&field.id) {
                     // An id the current table does not have is retired: it comes back neither
@@ -172,6 +179,17 @@ impl Rule for FieldIdReuse {
         }
         out
     }
+}
+
+/// Every id `table` ever used, with its path and the last schema it was in.
+fn paths_by_id(table: &TableMetadata) -> HashMap<FieldId, (String, i32)> {
+    let mut known = HashMap::new();
+    for schema in &table.schemas {
+        for field in schema.walk() {
+            known.insert(field.id, (field.path, schema.schema_id));
+        }
+    }
+    known
 }
 
 /// Where a field of a new schema is: in the proposed file, else at the change that made it.
