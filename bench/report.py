@@ -27,7 +27,7 @@ def markdown(results: dict) -> str:
         "other load distorts least. pyiceberg and pyarrow are timed inside their process, after imports.",
         "",
         "**lint / apply** (a migration of N statements, each one schema update; pyiceberg: load the table from a "
-        "SqlCatalog, one `update_schema()` commit per statement, timed in-process)",
+        "SqlCatalog, one `update_schema()` commit per statement, timed in-process, one run)",
         "",
         "| table | statements | metadata in → out | lint | apply (CPU) | statements/s (apply) | metadata MB/s (apply, in+out) | peak RSS (apply) | pyiceberg | pyiceberg RSS | pyiceberg / fieldgate (apply) |",
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",

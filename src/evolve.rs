@@ -119,7 +119,7 @@ pub struct Evolution {
 }
 
 /// The most members (fields, list elements, map keys and values) the schemas one proposal
-/// appends may hold in all, about 150 MB of metadata JSON. Every statement is one schema update
+/// appends may hold in all, about 200 MB of metadata JSON. Every statement is one schema update
 /// and so one more copy of the whole schema in the metadata file, which readers load to plan
 /// every query: far below this the file is already a burden, and without a bound a long
 /// migration of adds grows quadratically until memory runs out.
