@@ -213,14 +213,14 @@ pub fn patch(
 
     if let Some(schemas) = root.get("schemas") {
         let old_ids: HashSet<i32> = base.schemas.iter().map(|s| s.schema_id).collect();
-        let added: Vec<JsonValue> = updated
+        let mut added = updated
             .schemas
             .iter()
             .filter(|s| !old_ids.contains(&s.schema_id))
-            .map(|s| schema_to_json(s, writer))
-            .collect();
-        if !added.is_empty() {
-            let edit = json::append_elements(original, schemas, &added, &style)
+            .peekable();
+        if added.peek().is_some() {
+            let rendered = added.map(|s| schema_to_json(s, writer));
+            let edit = json::append_elements(original, schemas, rendered, &style)
                 .map_err(|e| e.to_string())?;
             edits.push(edit);
         }

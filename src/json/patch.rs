@@ -32,22 +32,23 @@ pub fn append_element(
     value: &serde_json::Value,
     style: &Style,
 ) -> Result<Edit, PatchError> {
-    append_elements(text, array, std::slice::from_ref(value), style)
+    append_elements(text, array, [value.clone()], style)
 }
 
 /// Appends `values`, in order, after the last element of `array`, as one edit. The separator
 /// and indentation are read from the text once: on a one-line (compact) file, finding the
 /// line's indent scans back to its start, which per element would make a long migration's
-/// many schemas quadratic in the file size.
+/// many schemas quadratic in the file size. Each value is written and dropped in turn, so only
+/// the text is ever held whole.
 pub fn append_elements(
     text: &str,
     array: &Node<'_>,
-    values: &[serde_json::Value],
+    values: impl IntoIterator<Item = serde_json::Value>,
     style: &Style,
 ) -> Result<Edit, PatchError> {
     let items = array.as_array().ok_or_else(|| wrong_kind("array", array))?;
     let Some(last) = items.last() else {
-        let whole = serde_json::Value::Array(values.to_vec());
+        let whole = serde_json::Value::Array(values.into_iter().collect());
         // Nothing to copy from: write the container anew, with its children, in `style`.
         return Ok(replace_with_value(text, array, &whole, style));
     };
@@ -59,7 +60,7 @@ pub fn append_elements(
     let mut out = String::new();
     for value in values {
         out.push_str(&separator);
-        write_at(&mut out, value, style, indent);
+        write_at(&mut out, &value, style, indent);
     }
     Ok(Edit {
         span: Span::empty(last.span.end),
@@ -292,9 +293,9 @@ mod tests {
         let text = "{\n  \"a\": [\n    1,\n    2\n  ],\n  \"c\": []\n}";
         let root = parse(text).unwrap();
         let style = Style::detect(text, &root);
-        let values = [json!(3), json!({"x": 4})];
-        let a = append_elements(text, root.get("a").unwrap(), &values, &style).unwrap();
-        let c = append_elements(text, root.get("c").unwrap(), &values, &style).unwrap();
+        let values = || [json!(3), json!({"x": 4})];
+        let a = append_elements(text, root.get("a").unwrap(), values(), &style).unwrap();
+        let c = append_elements(text, root.get("c").unwrap(), values(), &style).unwrap();
         assert_eq!(
             [a, c].into_iter().collect::<Edits>().apply(text).unwrap(),
             "{\n  \"a\": [\n    1,\n    2,\n    3,\n    {\n      \"x\": 4\n    }\n  ],\n  \"c\": [\n    3,\n    {\n      \"x\": 4\n    }\n  ]\n}"
