@@ -80,10 +80,12 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> Result<bool, Failure> {
         .collect();
     let locations = config
         .locations(&config_dir, &|path| {
-            base_files.is_file(path)
-                || base_files.is_dir(path)
-                || root.join(path).exists()
+            // The working tree first: a stat, where a path lookup in the base commit parses every
+            // tree on the way, and a directory of 10,000 tables is one large tree.
+            root.join(path).exists()
                 || created.iter().any(|c| c == path)
+                || base_files.is_file(path)
+                || base_files.is_dir(path)
         })
         .map_err(|errors| config_failure(&config, errors))?;
 
