@@ -15,6 +15,9 @@ use crate::iceberg::schema::{Field, FieldInfo, MemberKind, Schema, member_by_id}
 use crate::iceberg::types::{FieldId, MAX_USER_FIELD_ID, PrimitiveType, StructType, Type};
 use crate::suggest::closest;
 
+mod schemas;
+use schemas::SchemaLog;
+
 /// Why a change cannot be applied to the table at all.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ProblemKind {
@@ -110,6 +113,40 @@ pub struct Evolution {
     pub assigned: Vec<Assigned>,
     pub applied: Vec<Applied>,
     pub problems: Vec<Problem>,
+    /// Set when the migration would write more than [`MAX_WRITTEN_MEMBERS`]; evolution stopped
+    /// at that statement, so the rest of this value is incomplete and must not be used.
+    pub too_large: Option<TooLarge>,
+}
+
+/// The most members (fields, list elements, map keys and values) the schemas one proposal
+/// appends may hold in all, about 200 MB of metadata JSON. Every statement is one schema update
+/// and so one more copy of the whole schema in the metadata file, which readers load to plan
+/// every query: far below this the file is already a burden, and without a bound a long
+/// migration of adds grows quadratically until memory runs out.
+pub const MAX_WRITTEN_MEMBERS: usize = 2_500_000;
+
+/// A proposal whose schemas would exceed [`MAX_WRITTEN_MEMBERS`], at the statement that
+/// crosses it.
+#[derive(Debug, Clone)]
+pub struct TooLarge {
+    pub origin: Origin,
+    /// 1-based, among `statements`.
+    pub statement: usize,
+    pub statements: usize,
+    pub members: usize,
+}
+
+impl TooLarge {
+    pub fn message(&self) -> String {
+        format!(
+            "each statement is one schema update, which writes the whole schema again: by statement {} of {}, the new schemas hold {} fields, more than the {} a metadata file can reasonably carry",
+            self.statement, self.statements, self.members, MAX_WRITTEN_MEMBERS
+        )
+    }
+
+    pub fn help(&self) -> String {
+        "make fewer schema updates: one statement can carry many changes (`ALTER TABLE t ADD COLUMNS (a int, b string)`, or one schema file), and each is one schema in the metadata".into()
+    }
 }
 
 /// Applies each statement's changes, in order, as one schema update each. Problems are
@@ -118,13 +155,16 @@ pub fn evolve<'c>(
     base: &TableMetadata,
     statements: impl IntoIterator<Item = &'c [Change]>,
 ) -> Evolution {
+    let statements: Vec<&[Change]> = statements.into_iter().collect();
     let mut metadata = base.clone();
+    let mut log = SchemaLog::of(&metadata);
     let mut assigned = Vec::new();
     let mut applied = Vec::new();
     let mut problems = Vec::new();
-    for (statement, changes) in statements.into_iter().enumerate() {
-        let mut update = Update::new(&metadata);
-        for change in changes {
+    let mut too_large = None;
+    for (statement, changes) in statements.iter().enumerate() {
+        let mut update = Update::new(&metadata, log.current(&metadata));
+        for change in *changes {
             match update.apply(change) {
                 Ok(mut record) => {
                     if let Some(id) = record.field_id {
@@ -138,13 +178,25 @@ pub fn evolve<'c>(
             }
         }
         assigned.append(&mut update.assigned);
-        update.commit(&mut metadata);
+        update.commit(&mut metadata, &mut log);
+        if log.written > MAX_WRITTEN_MEMBERS
+            && let Some(first) = changes.first()
+        {
+            too_large = Some(TooLarge {
+                origin: first.origin.clone(),
+                statement: statement + 1,
+                statements: statements.len(),
+                members: log.written,
+            });
+            break;
+        }
     }
     Evolution {
         metadata,
         assigned,
         applied,
         problems,
+        too_large,
     }
 }
 
@@ -245,8 +297,7 @@ impl Applied {
 }
 
 impl Update {
-    fn new(metadata: &TableMetadata) -> Update {
-        let current = metadata.current_schema();
+    fn new(metadata: &TableMetadata, current: &Schema) -> Update {
         Update {
             fields: current.fields.clone(),
             identifiers: current.identifier_field_ids.clone(),
@@ -264,8 +315,12 @@ impl Update {
         }
     }
 
-    fn commit(self, metadata: &mut TableMetadata) {
-        let mut schema = self.schema();
+    fn commit(self, metadata: &mut TableMetadata, log: &mut SchemaLog) {
+        let mut schema = Schema {
+            schema_id: -1,
+            identifier_field_ids: self.identifiers,
+            fields: self.fields,
+        };
         let fields = &schema.fields;
         schema
             .identifier_field_ids
@@ -275,22 +330,7 @@ impl Update {
             .max(self.last_column_id)
             .max(schema.highest_field_id());
         metadata.name_mapping = self.mapping;
-        if schema.same_structure(metadata.current_schema()) {
-            return;
-        }
-        // Iceberg reuses the id of an identical earlier schema instead of adding a copy.
-        if let Some(existing) = metadata.schemas.iter().find(|s| s.same_structure(&schema)) {
-            metadata.current_schema_id = existing.schema_id;
-            return;
-        }
-        schema.schema_id = metadata
-            .schemas
-            .iter()
-            .map(|s| s.schema_id)
-            .max()
-            .map_or(0, |m| m + 1);
-        metadata.current_schema_id = schema.schema_id;
-        metadata.schemas.push(schema);
+        log.commit(metadata, schema);
     }
 
     fn apply(&mut self, change: &Change) -> Outcome {
@@ -1341,6 +1381,30 @@ mod tests {
         assert_eq!(e.metadata.current_schema_id, 0);
         assert_eq!(e.metadata.schemas.len(), 2);
         assert_eq!(e.metadata.last_column_id, 2);
+    }
+
+    #[test]
+    fn alternating_schemas_reuse_the_oldest_twin_and_number_new_ones_past_the_highest() {
+        let doc = |text: &str| {
+            vec![change(ChangeKind::UpdateDoc {
+                path: path("id"),
+                doc: Some(text.into()),
+            })]
+        };
+        let mut base = id_only();
+        base.schemas[0].schema_id = 7;
+        base.current_schema_id = 7;
+        let (a, b) = (doc("a"), doc("b"));
+        let e = evolve(
+            &base,
+            [a.as_slice(), b.as_slice(), a.as_slice(), b.as_slice()],
+        );
+        let ids: Vec<i32> = e.metadata.schemas.iter().map(|s| s.schema_id).collect();
+        assert_eq!(ids, vec![7, 8, 9]);
+        assert_eq!(e.metadata.current_schema_id, 9);
+        let e = evolve(&base, [a.as_slice(), b.as_slice(), a.as_slice()]);
+        assert_eq!(e.metadata.current_schema_id, 8);
+        assert!(e.too_large.is_none());
     }
 
     #[test]

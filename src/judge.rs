@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use crate::change::{Change, Origin, Span, Statement, StatementKind};
-use crate::evolve::{Evolution, Problem, ProblemKind, evolve};
+use crate::evolve::{Evolution, Problem, ProblemKind, TooLarge, evolve};
 use crate::finding::{Finding, Severity};
 use crate::iceberg::metadata::TableMetadata;
 use crate::proposal::{MetadataProposal, Note, Proposal};
@@ -61,14 +61,15 @@ pub struct Judged {
 }
 
 /// Judges `statements` (ALTER statements; a CREATE TABLE has been turned into `base` already)
-/// against `base`. `today` (`YYYY-MM-DD`) decides which suppressions have expired.
+/// against `base`. `today` (`YYYY-MM-DD`) decides which suppressions have expired. A proposal
+/// too large to write is not judged.
 pub fn judge_table(
     table: &str,
     base: &TableMetadata,
     statements: &[&Statement],
     settings: &Settings,
     today: &str,
-) -> Judged {
+) -> Result<Judged, Box<TooLarge>> {
     judge_changes(
         table,
         base,
@@ -97,7 +98,7 @@ pub fn judge_changes(
     front_end: &FrontEnd<'_>,
     settings: &Settings,
     today: &str,
-) -> Judged {
+) -> Result<Judged, Box<TooLarge>> {
     let change_lists: Vec<&[Change]> = statements
         .iter()
         .map(|s| match &s.kind {
@@ -106,11 +107,14 @@ pub fn judge_changes(
         })
         .collect();
     let mut evolution = evolve(base, change_lists);
+    if let Some(too_large) = evolution.too_large.take() {
+        return Err(Box::new(too_large));
+    }
     // The front-end's problems are about the proposal as written: they come first.
     evolution
         .problems
         .splice(0..0, front_end.problems.iter().cloned());
-    conclude(
+    Ok(conclude(
         table,
         base,
         evolution,
@@ -119,7 +123,7 @@ pub fn judge_changes(
         &Anchors::default(),
         settings,
         today,
-    )
+    ))
 }
 
 /// Judges a metadata file proposed as the table's next state: the rules compare `base` with the
@@ -136,6 +140,7 @@ pub fn judge_metadata(
         assigned: proposal.assigned.clone(),
         applied: proposal.applied.clone(),
         problems: proposal.problems.clone(),
+        too_large: None,
     };
     conclude(
         table,
@@ -158,9 +163,9 @@ pub fn judge_proposals(
     proposals: &[Proposal],
     settings: &Settings,
     today: &str,
-) -> Judged {
+) -> Result<Judged, Box<TooLarge>> {
     if let [Proposal::Metadata(metadata)] = proposals {
-        return judge_metadata(table, base, metadata, settings, today);
+        return Ok(judge_metadata(table, base, metadata, settings, today));
     }
     let mut statements = Vec::new();
     let mut problems = Vec::new();

@@ -150,6 +150,84 @@ fn a_migration_of_many_statements_gets_a_verdict() {
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
 }
 
+/// Each statement is one schema update that writes the whole schema again, so 100,000 adds
+/// would write about 5 billion fields: refused, at the statement that crosses the limit, after
+/// work bounded by the limit rather than by the migration.
+#[test]
+fn a_migration_of_100_000_adds_is_a_located_error_at_the_size_limit() {
+    let sql: String = (0..100_000)
+        .map(|i| format!("ALTER TABLE db.events ADD COLUMN c{i} int COMMENT 'n';\n"))
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("m.sql"), sql).unwrap();
+    let metadata = events();
+    let output = run(
+        dir.path(),
+        &[
+            "lint",
+            "m.sql",
+            "--metadata",
+            metadata.to_str().unwrap(),
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let error = &report["errors"][0];
+    let message = error["message"].as_str().unwrap_or_default();
+    let line = error["location"]["line"].as_u64().unwrap_or_default();
+    assert_eq!(error["location"]["file"], "m.sql", "{report}");
+    assert!(
+        line > 1
+            && message.contains(&format!(
+                "by statement {line} of 100000, the new schemas hold"
+            )),
+        "the error points at the statement that crosses the limit: {report}"
+    );
+    assert!(
+        error["help"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("ADD COLUMNS"),
+        "{report}"
+    );
+}
+
+/// 100,000 statements that move between two schemas write two: the run is linear in the
+/// statements, with no quadratic search through the schemas they make.
+#[test]
+fn a_migration_of_100_000_statements_within_the_limit_gets_a_verdict() {
+    let sql: String = (0..100_000)
+        .map(|i| {
+            let doc = if i % 2 == 0 { "even" } else { "odd" };
+            format!("ALTER TABLE db.events ALTER COLUMN event_type COMMENT '{doc}';\n")
+        })
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("m.sql"), sql).unwrap();
+    let metadata = events();
+    let output = run(
+        dir.path(),
+        &[
+            "apply",
+            "m.sql",
+            "--metadata",
+            metadata.to_str().unwrap(),
+            "-o",
+            "out.metadata.json",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let before: serde_json::Value = serde_json::from_slice(&fs::read(&metadata).unwrap()).unwrap();
+    let after: serde_json::Value =
+        serde_json::from_slice(&fs::read(dir.path().join("out.metadata.json")).unwrap()).unwrap();
+    let schemas = |v: &serde_json::Value| v["schemas"].as_array().map_or(0, Vec::len);
+    assert_eq!(schemas(&after), schemas(&before) + 2);
+}
+
 /// Found by the `parquet` fuzz target: a corrupt dictionary page on which the parquet crate
 /// divides by zero. The panic is contained: a located error, exit 2, no panic message.
 #[test]

@@ -104,11 +104,13 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> Result<bool, Failure> {
         .filter(|(_, items)| items.first().is_some_and(Item::may_create))
         .filter_map(|(table, _)| repo_path(&config_dir, table.metadata.as_deref()?).ok())
         .collect();
+    // The working tree first: a stat, where a path lookup in the base commit parses every tree
+    // on the way, and a directory of 10,000 tables is one large tree.
     let exists = |path: &Path| {
-        base_files.is_file(path)
-            || base_files.is_dir(path)
-            || root.join(path).exists()
+        root.join(path).exists()
             || created.iter().any(|c| c == path)
+            || base_files.is_file(path)
+            || base_files.is_dir(path)
     };
     let mut locations = head
         .locations(&config_dir, &exists)
@@ -357,7 +359,7 @@ impl TableAt<'_> {
             evolution,
             mut findings,
             suppressed,
-        } = judge_proposals(&self.table.name, &start, &proposals, &settings, &today);
+        } = judge_proposals(&self.table.name, &start, &proposals, &settings, &today)?;
         let statements: Vec<Statement> = read
             .iter()
             .flat_map(|r| r.proposal.statements())

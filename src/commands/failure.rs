@@ -6,12 +6,25 @@ use std::fmt;
 use miette::{Diagnostic, LabeledSpan, NamedSource, SourceCode};
 
 use crate::change::{Source, Span};
+use crate::evolve::TooLarge;
 
 #[derive(Debug)]
 pub enum Failure {
     /// Problems located in input text, all of them, not just the first.
     Located(Vec<LocatedError>),
     Message(String),
+}
+
+impl From<Box<TooLarge>> for Failure {
+    fn from(too_large: Box<TooLarge>) -> Failure {
+        let origin = &too_large.origin;
+        Failure::Located(vec![LocatedError::new(
+            &origin.source,
+            origin.statement,
+            too_large.message(),
+            Some(too_large.help()),
+        )])
+    }
 }
 
 impl From<String> for Failure {

@@ -222,11 +222,21 @@ pub fn parse_in_order(
     let mut state = base.cloned();
     let mut out = Vec::new();
     let mut errors = Vec::new();
-    for source in sources {
+    let mut sources = sources.into_iter().peekable();
+    while let Some(source) = sources.next() {
         match parse_proposal(source, dialect, state.as_ref()) {
             Ok(proposal) => {
-                state = state_after(state, &proposal);
-                out.push((proposal, state.as_ref().map(|s| s.current_schema().clone())));
+                // Evolving costs as much as judging: the last migration's result is needed by
+                // nothing that follows, while a schema file needs it for its ids.
+                let needed =
+                    sources.peek().is_some() || matches!(proposal, Proposal::SchemaFile(_));
+                let schema_after = if needed {
+                    state = state_after(state, &proposal);
+                    state.as_ref().map(|s| s.current_schema().clone())
+                } else {
+                    None
+                };
+                out.push((proposal, schema_after));
             }
             Err(Failure::Located(mut located)) => errors.append(&mut located),
             Err(message) => return Err(message),

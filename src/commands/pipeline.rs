@@ -224,7 +224,7 @@ pub fn judge_read(
         evolution,
         findings,
         suppressed,
-    } = judge_proposals(&table, &start, &list, &settings, &today(now_ms));
+    } = judge_proposals(&table, &start, &list, &settings, &today(now_ms))?;
     Ok(Judgement {
         table,
         base,

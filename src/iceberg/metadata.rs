@@ -4,6 +4,8 @@
 //! `last-column-id`, `last-updated-ms`, the v1 `schema`, the name-mapping property), in the
 //! formatting style of the writer that made the file. Everything else stays byte for byte.
 
+use std::collections::HashSet;
+
 use serde_json::Value as JsonValue;
 
 use crate::iceberg::codec::{
@@ -210,14 +212,16 @@ pub fn patch(
     let mut edits = Edits::new();
 
     if let Some(schemas) = root.get("schemas") {
-        for schema in updated
+        let old_ids: HashSet<i32> = base.schemas.iter().map(|s| s.schema_id).collect();
+        let mut added = updated
             .schemas
             .iter()
-            .filter(|s| base.schema(s.schema_id).is_none())
-        {
-            let edit =
-                json::append_element(original, schemas, &schema_to_json(schema, writer), &style)
-                    .map_err(|e| e.to_string())?;
+            .filter(|s| !old_ids.contains(&s.schema_id))
+            .peekable();
+        if added.peek().is_some() {
+            let rendered = added.map(|s| schema_to_json(s, writer));
+            let edit = json::append_elements(original, schemas, rendered, &style)
+                .map_err(|e| e.to_string())?;
             edits.push(edit);
         }
     }

@@ -3,6 +3,7 @@
 //! visits every field once.
 
 use std::collections::HashMap;
+use std::hash::{DefaultHasher, Hash, Hasher};
 
 use serde_json::Value;
 
@@ -153,6 +154,78 @@ impl Schema {
     pub fn same_structure(&self, other: &Schema) -> bool {
         self.fields == other.fields && self.identifier_field_ids == other.identifier_field_ids
     }
+
+    /// A hash that schemas of the same structure share, so a schema's earlier twin is found
+    /// without comparing it against every schema of the table. Defaults are left out (JSON
+    /// numbers equal as values can differ as text); `same_structure` decides among candidates.
+    pub fn structure_hash(&self) -> u64 {
+        let mut hasher = DefaultHasher::new();
+        self.identifier_field_ids.hash(&mut hasher);
+        hash_fields(&self.fields, &mut hasher);
+        hasher.finish()
+    }
+}
+
+fn hash_fields(fields: &[Field], hasher: &mut DefaultHasher) {
+    fields.len().hash(hasher);
+    for field in fields {
+        field.id.hash(hasher);
+        field.name.hash(hasher);
+        field.required.hash(hasher);
+        field.doc.hash(hasher);
+        hash_type(&field.field_type, hasher);
+    }
+}
+
+fn hash_type(field_type: &Type, hasher: &mut DefaultHasher) {
+    match field_type {
+        Type::Primitive(p) => p.hash(hasher),
+        Type::Struct(s) => hash_fields(&s.fields, hasher),
+        Type::List(l) => {
+            (l.element_id, l.element_required).hash(hasher);
+            hash_type(&l.element, hasher);
+        }
+        Type::Map(m) => {
+            (m.key_id, m.value_id, m.value_required).hash(hasher);
+            hash_type(&m.key, hasher);
+            hash_type(&m.value, hasher);
+        }
+    }
+}
+
+/// Whether any member id of `fields` (nested ones included) satisfies `test`, without building
+/// `FieldInfo`s: a cheap pass before a full walk.
+pub fn any_member_id(fields: &[Field], test: &mut impl FnMut(FieldId) -> bool) -> bool {
+    fn in_type(t: &Type, test: &mut impl FnMut(FieldId) -> bool) -> bool {
+        match t {
+            Type::Primitive(_) => false,
+            Type::Struct(s) => any_member_id(&s.fields, test),
+            Type::List(l) => test(l.element_id) || in_type(&l.element, test),
+            Type::Map(m) => {
+                test(m.key_id)
+                    || test(m.value_id)
+                    || in_type(&m.key, test)
+                    || in_type(&m.value, test)
+            }
+        }
+    }
+    fields
+        .iter()
+        .any(|f| test(f.id) || in_type(&f.field_type, test))
+}
+
+/// How many members (fields, list elements, map keys and values) `fields` hold, nested ones
+/// included: the size of a schema as written.
+pub fn member_count(fields: &[Field]) -> usize {
+    fn in_type(t: &Type) -> usize {
+        match t {
+            Type::Primitive(_) => 0,
+            Type::Struct(s) => member_count(&s.fields),
+            Type::List(l) => 1 + in_type(&l.element),
+            Type::Map(m) => 2 + in_type(&m.key) + in_type(&m.value),
+        }
+    }
+    fields.iter().map(|f| 1 + in_type(&f.field_type)).sum()
 }
 
 /// The highest field id among `fields` and everything nested in them, without building a walk.

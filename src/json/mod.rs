@@ -25,5 +25,7 @@ pub use edit::{Edit, EditError, Edits};
 pub use error::{Expected, Found, JsonError, JsonErrorKind, line_col};
 pub use node::{Member, Node, Span, Value};
 pub use parse::{MAX_DEPTH, parse, parse_bytes};
-pub use patch::{PatchError, append_element, insert_member, replace_value, replace_with_value};
+pub use patch::{
+    PatchError, append_element, append_elements, insert_member, replace_value, replace_with_value,
+};
 pub use style::{Indent, Newline, Style, write_value};

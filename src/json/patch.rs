@@ -32,17 +32,36 @@ pub fn append_element(
     value: &serde_json::Value,
     style: &Style,
 ) -> Result<Edit, PatchError> {
+    append_elements(text, array, [value.clone()], style)
+}
+
+/// Appends `values`, in order, after the last element of `array`, as one edit. The separator
+/// and indentation are read from the text once: on a one-line (compact) file, finding the
+/// line's indent scans back to its start, which per element would make a long migration's
+/// many schemas quadratic in the file size. Each value is written and dropped in turn, so only
+/// the text is ever held whole.
+pub fn append_elements(
+    text: &str,
+    array: &Node<'_>,
+    values: impl IntoIterator<Item = serde_json::Value>,
+    style: &Style,
+) -> Result<Edit, PatchError> {
     let items = array.as_array().ok_or_else(|| wrong_kind("array", array))?;
     let Some(last) = items.last() else {
-        let whole = serde_json::Value::Array(vec![value.clone()]);
-        // Nothing to copy from: write the container anew, with its one child, in `style`.
+        let whole = serde_json::Value::Array(values.into_iter().collect());
+        // Nothing to copy from: write the container anew, with its children, in `style`.
         return Ok(replace_with_value(text, array, &whole, style));
     };
-    let mut out = match items.len() {
+    let separator = match items.len() {
         1 => first_separator(text, array.span.start, last.span.start, style),
         n => gap(text, items[n - 2].span.end, last.span.start).to_owned(),
     };
-    write_at(&mut out, value, style, line_indent(text, last.span.start));
+    let indent = line_indent(text, last.span.start);
+    let mut out = String::new();
+    for value in values {
+        out.push_str(&separator);
+        write_at(&mut out, &value, style, indent);
+    }
     Ok(Edit {
         span: Span::empty(last.span.end),
         text: out,
@@ -266,6 +285,20 @@ mod tests {
         assert_eq!(
             edits.apply(text).unwrap(),
             r#"{"a": [1, 2], "b": {"k": [true]}, "c": [{"y": null}], "d": {"x": 1, "z": "é"}}"#
+        );
+    }
+
+    #[test]
+    fn several_elements_append_in_order_with_the_siblings_separator() {
+        let text = "{\n  \"a\": [\n    1,\n    2\n  ],\n  \"c\": []\n}";
+        let root = parse(text).unwrap();
+        let style = Style::detect(text, &root);
+        let values = || [json!(3), json!({"x": 4})];
+        let a = append_elements(text, root.get("a").unwrap(), values(), &style).unwrap();
+        let c = append_elements(text, root.get("c").unwrap(), values(), &style).unwrap();
+        assert_eq!(
+            [a, c].into_iter().collect::<Edits>().apply(text).unwrap(),
+            "{\n  \"a\": [\n    1,\n    2,\n    3,\n    {\n      \"x\": 4\n    }\n  ],\n  \"c\": [\n    3,\n    {\n      \"x\": 4\n    }\n  ]\n}"
         );
     }
 

@@ -3,6 +3,7 @@
 //! compatibility mode, and rule severities globally and per table. Everything is validated: an unknown key, rule, severity or
 //! mode is a located error with a "did you mean", never silently ignored.
 
+use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
 
 use crate::change::{Source, Span};
@@ -441,8 +442,23 @@ fn tables(node: &YamlNode, source: &Source, errors: &mut Vec<ConfigError>) -> Ve
         return Vec::new();
     };
     let mut out: Vec<TableConfig> = Vec::new();
+    // Names that can be the same table share their last segment; comparing only those keeps a
+    // repository of 10,000 tables from 50 million comparisons.
+    let mut by_last_segment: HashMap<String, Vec<usize>> = HashMap::new();
     for entry in entries {
-        if let Some(other) = out.iter().find(|t| same_table(&t.name, &entry.key)) {
+        let last_segment = entry
+            .key
+            .rsplit('.')
+            .next()
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        let twin = by_last_segment.get(&last_segment).and_then(|positions| {
+            positions
+                .iter()
+                .filter_map(|&p| out.get(p))
+                .find(|t| same_table(&t.name, &entry.key))
+        });
+        if let Some(other) = twin {
             errors.push(ConfigError {
                 span: to_span(entry.key_span),
                 message: format!("`{}` and `{}` name the same table", entry.key, other.name),
@@ -508,6 +524,10 @@ fn tables(node: &YamlNode, source: &Source, errors: &mut Vec<ConfigError>) -> Ve
                 None,
             )),
         }
+        by_last_segment
+            .entry(last_segment)
+            .or_default()
+            .push(out.len());
         out.push(table);
     }
     out
@@ -680,6 +700,15 @@ mod tests {
 
     fn snippet<'a>(text: &'a str, e: &ConfigError) -> &'a str {
         &text[e.span.offset..e.span.end()]
+    }
+
+    #[test]
+    fn two_names_of_one_table_are_an_error_and_namesakes_in_other_schemas_are_not() {
+        let text = "tables:\n  db.users:\n    metadata: a\n  db2.users:\n    metadata: b\n  USERS:\n    metadata: c\n  cat.db.users:\n    metadata: d\n  orders:\n    metadata: e\n";
+        let errors = parse(text).map(|_| ()).unwrap_err();
+        let named: Vec<&str> = errors.iter().map(|e| snippet(text, e)).collect();
+        assert_eq!(named, vec!["USERS", "cat.db.users"]);
+        assert!(errors[1].message.contains("`cat.db.users` and `db.users`"));
     }
 
     #[test]

@@ -3,10 +3,12 @@
 //! rewritten, or the current schema is not the newest. `evolve` never does this; a metadata file
 //! written by an engine or by hand can.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::change::Origin;
 use crate::finding::{MetadataPlace, Related};
+use crate::iceberg::metadata::TableMetadata;
+use crate::iceberg::schema::any_member_id;
 use crate::iceberg::types::FieldId;
 use crate::rules::{Context, Rule, Violation};
 
@@ -74,23 +76,45 @@ impl Rule for FieldIdReuse {
                 ),
             }
         }
-        // Every id the table has ever used, with the path it had and the last schema it was in.
-        let mut known: HashMap<FieldId, (String, i32)> = HashMap::new();
+        // Every id the table has ever used; with the path it had and the last schema it was in
+        // only when a new schema breaks the contract, as walking every old schema costs as much
+        // as reading the metadata.
+        let mut used: HashSet<FieldId> = HashSet::new();
         for schema in &before.schemas {
-            for field in schema.walk() {
-                known.insert(field.id, (field.path, schema.schema_id));
-            }
+            // Never satisfied, so every member is visited.
+            any_member_id(&schema.fields, &mut |id| {
+                used.insert(id);
+                false
+            });
         }
+        let mut known: Option<HashMap<FieldId, (String, i32)>> = None;
+        // Looked up once per member of every new schema: a long migration has many.
+        let old_schema_ids: HashSet<i32> = before.schemas.iter().map(|s| s.schema_id).collect();
+        let current_ids: HashSet<FieldId> = before
+            .current_schema()
+            .walk()
+            .iter()
+            .map(|f| f.id)
+            .collect();
         for schema in after
             .schemas
             .iter()
-            .filter(|s| before.schema(s.schema_id).is_none())
+            .filter(|s| !old_schema_ids.contains(&s.schema_id))
         {
+            let mut breaks_contract = |id: FieldId| match used.contains(&id) {
+                true => !current_ids.contains(&id),
+                false => id <= before.last_column_id,
+            };
+            if !any_member_id(&schema.fields, &mut breaks_contract) {
+                continue;
+            }
+            let known = known.get_or_insert_with(|| paths_by_id(before));
             for field in schema.walk() {
                 match known.get(&field.id) {
                     // An id the current table does not have is retired: it comes back neither
                     // under a new name nor under its old one (that would un-drop old values).
-                    Some((old_path, last_schema)) if !is_rename(cx, field.id) => {
+                    // One it has is the same field, renamed or not.
+                    Some((old_path, last_schema)) if !current_ids.contains(&field.id) => {
                         let consequence = if old_path.eq_ignore_ascii_case(&field.path) {
                             format!(
                                 "the dropped column's old values would reappear in `{}`",
@@ -157,6 +181,17 @@ impl Rule for FieldIdReuse {
     }
 }
 
+/// Every id `table` ever used, with its path and the last schema it was in.
+fn paths_by_id(table: &TableMetadata) -> HashMap<FieldId, (String, i32)> {
+    let mut known = HashMap::new();
+    for schema in &table.schemas {
+        for field in schema.walk() {
+            known.insert(field.id, (field.path, schema.schema_id));
+        }
+    }
+    known
+}
+
 /// Where a field of a new schema is: in the proposed file, else at the change that made it.
 fn located(cx: &Context<'_>, schema_id: i32, id: FieldId) -> Option<Origin> {
     cx.anchors
@@ -167,10 +202,6 @@ fn located(cx: &Context<'_>, schema_id: i32, id: FieldId) -> Option<Origin> {
 }
 
 /// A rename keeps the id: the current schema still has that id, under the new path.
-fn is_rename(cx: &Context<'_>, id: FieldId) -> bool {
-    cx.before.current_schema().field_by_id(id).is_some()
-}
-
 #[cfg(test)]
 mod tests {
     use crate::rules::test_support::{fired, table_with_history};

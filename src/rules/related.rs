@@ -6,7 +6,7 @@
 //! still reported) rather than pointing at a guess.
 
 use crate::change::{Origin, Source, Span};
-use crate::finding::{Finding, MetadataPlace};
+use crate::finding::{Finding, MetadataPlace, Related};
 use crate::json::{self, Node};
 
 /// Fills the origin of every related place of `findings` that names a node of `metadata`.
@@ -14,25 +14,29 @@ pub fn locate_in_metadata<'f>(
     findings: impl IntoIterator<Item = &'f mut Finding>,
     metadata: &Source,
 ) {
+    let pending: Vec<&mut Related> = findings
+        .into_iter()
+        .flat_map(|f| f.related.iter_mut())
+        .filter(|r| r.origin.is_none() && r.place.is_some())
+        .collect();
+    // Parsing a large table's metadata again costs as much as loading it: only when needed.
+    if pending.is_empty() {
+        return;
+    }
     // The text parsed when the table was loaded, so this cannot fail; if it ever does, the
     // places simply stay unlocated.
     let Ok(root) = json::parse(&metadata.text) else {
         return;
     };
-    for finding in findings {
-        for related in &mut finding.related {
-            if related.origin.is_some() {
-                continue;
-            }
-            let Some((around, focus)) = related.place.as_ref().and_then(|p| find(&root, p)) else {
-                continue;
-            };
-            related.origin = Some(Origin {
-                source: metadata.clone(),
-                statement: span(around),
-                focus: span(focus),
-            });
-        }
+    for related in pending {
+        let Some((around, focus)) = related.place.as_ref().and_then(|p| find(&root, p)) else {
+            continue;
+        };
+        related.origin = Some(Origin {
+            source: metadata.clone(),
+            statement: span(around),
+            focus: span(focus),
+        });
     }
 }
 

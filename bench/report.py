@@ -1,0 +1,88 @@
+"""The benchmark's results as Markdown: one table per measurement, fieldgate beside pyiceberg."""
+
+from __future__ import annotations
+
+
+def ratio(theirs: float | None, ours: float) -> str:
+    return f"{theirs / ours:.0f}x" if theirs else "—"
+
+
+def rate(amount: float, seconds: float) -> str:
+    return f"{amount / seconds:,.0f}" if seconds > 0 else "—"
+
+
+def seconds(value: float | None) -> str:
+    if value is None:
+        return "—"
+    return f"{value * 1000:.1f} ms" if value < 1 else f"{value:.2f} s"
+
+
+def markdown(results: dict) -> str:
+    before, after = results["before"], results["after"]
+    out = [
+        f"Run: {before['date']}, fieldgate {results['commit']} (`{results['binary']}`), {before['machine']}, "
+        f"scale `{results['scale']}`, median of {results['repeat']} run(s); "
+        f"load average {' '.join(before['load'])} before, {' '.join(after['load'])} after.",
+        "Times are wall-clock medians; CPU is user + system time (GNU time, 10 ms resolution), which the machine's "
+        "other load distorts least. pyiceberg and pyarrow are timed inside their process, after imports.",
+        "",
+        "**lint / apply** (a migration of N statements, each one schema update; pyiceberg: load the table from a "
+        "SqlCatalog, one `update_schema()` commit per statement, timed in-process, one run)",
+        "",
+        "| table | statements | metadata in → out | lint | apply (CPU) | statements/s (apply) | metadata MB/s (apply, in+out) | peak RSS (apply) | pyiceberg | pyiceberg RSS | pyiceberg / fieldgate (apply) |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for row in results["migrations"]:
+        output = f"{row['metadata_out_mb']:.1f} MB" if row["metadata_out_mb"] is not None else "refused"
+        pyiceberg = (
+            f"{seconds(row['pyiceberg_s'])} | {row['pyiceberg_rss_mb']:.0f} MB | {ratio(row['pyiceberg_s'], row['apply_s'])}"
+            if "pyiceberg_s" in row
+            else "— | — | —"
+        )
+        moved = row["metadata_in_mb"] + (row["metadata_out_mb"] or 0)
+        out.append(
+            f"| {row['columns']} columns | {row['statements']:,} {row['kind']} | {row['metadata_in_mb']:.1f} MB → {output} "
+            f"| {seconds(row['lint_s'])} | {seconds(row['apply_s'])} ({row['apply_cpu_s']:.2f} s) | {rate(row['statements'], row['apply_s'])} "
+            f"| {rate(moved, row['apply_s'])} | {row['apply_rss_mb']:.0f} MB | {pyiceberg} |"
+        )
+    refused = [row for row in results["migrations"] if row["refused"]]
+    for row in refused:
+        out += ["", f"Refused ({row['statements']:,} {row['kind']} statements on {row['columns']} columns, exit 2): {row['refused']}"]
+    parse = results["parse"]
+    out += [
+        "",
+        "**metadata parsing** (fieldgate: a whole `lint` of one statement; pyiceberg: `StaticTable.from_metadata`, in-process)",
+        "",
+        "| metadata | fieldgate (CPU) | MB/s | peak RSS | pyiceberg | MB/s | peak RSS | pyiceberg / fieldgate |",
+        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        f"| {parse['metadata_mb']:.1f} MB | {seconds(parse['fieldgate_s'])} ({parse['fieldgate_cpu_s']:.2f} s) | {rate(parse['metadata_mb'], parse['fieldgate_s'])} "
+        f"| {parse['fieldgate_rss_mb']:.0f} MB | {seconds(parse['pyiceberg_s'])} | {rate(parse['metadata_mb'], parse['pyiceberg_s'])} "
+        f"| {parse['pyiceberg_rss_mb']:.0f} MB | {ratio(parse['pyiceberg_s'], parse['fieldgate_s'])} |",
+    ]
+    out += [
+        "",
+        "**check** (a git repository; the pull request adds one migration to one table and the metadata `apply --write` wrote)",
+        "",
+        "| tables in the repository | touched table | wall (CPU) | peak RSS |",
+        "| ---: | ---: | ---: | ---: |",
+    ]
+    for check in results["check"]:
+        out.append(
+            f"| {check['tables']:,} | 1: {check['touched_columns']} columns, metadata {check['touched_metadata_mb']:.2f} MB "
+            f"| {seconds(check['seconds'])} ({check['cpu_s']:.2f} s) | {check['rss_mb']:.0f} MB |"
+        )
+    out += [
+        "",
+        "**verify** (8 of 12 columns projected; fieldgate reads every row; pyarrow: `read_table(columns=...)`; pyiceberg: `scan().to_arrow()`)",
+        "",
+        "| file | projected chunks | read by fieldgate | fieldgate (CPU) | projected MB/s | peak RSS | pyarrow | pyarrow RSS | pyiceberg | pyiceberg RSS | pyarrow / fieldgate |",
+        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for row in results["verify"]:
+        out.append(
+            f"| {row['file_mb']:.1f} MB | {row['projected_mb']:.1f} MB | {row['read_mb']:.1f} MB ({row['read_mb'] / row['file_mb']:.0%}) "
+            f"| {seconds(row['fieldgate_s'])} ({row['fieldgate_cpu_s']:.2f} s) | {rate(row['projected_mb'], row['fieldgate_s'])} | {row['fieldgate_rss_mb']:.0f} MB "
+            f"| {seconds(row['pyarrow_s'])} | {row['pyarrow_rss_mb']:.0f} MB | {seconds(row['pyiceberg_s'])} | {row['pyiceberg_rss_mb']:.0f} MB "
+            f"| {row['pyarrow_s'] / row['fieldgate_s']:.2f} |"
+        )
+    return "\n".join(out) + "\n"
