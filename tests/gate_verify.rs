@@ -831,3 +831,102 @@ fn a_sample_from_manifests_reads_partition_values_and_applies_position_deletes()
     assert_eq!(eu["rows"], 2, "one of three rows is deleted: {eu}");
     assert_eq!(eu["deletes"]["rows_deleted"], 1);
 }
+
+/// Files named by path are looked up in the table's manifests, as `fieldgate verify FILES` does:
+/// a file missing its identity-partition column reads the partition value, and a file with a
+/// position delete file has its deleted row left out.
+#[test]
+fn listed_sample_files_are_looked_up_in_the_manifests() {
+    let regions = root().join("tests/fixtures/verify/regions");
+    let files = |out: &Output| -> Vec<Value> {
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let report = json(out);
+        let files = report["tables"][0]["verification"]["files"]
+            .as_array()
+            .unwrap()
+            .clone();
+        assert_eq!(files.len(), 2, "{report:#}");
+        files
+    };
+    let as_in_the_manifests = |files: &[Value]| {
+        let us = &files[0];
+        assert!(
+            us["path"]
+                .as_str()
+                .unwrap()
+                .ends_with("data/us-imported.parquet")
+        );
+        assert!(
+            statuses(us).contains(&("region".into(), "partition-value".into())),
+            "{us:#}"
+        );
+        let eu = &files[1];
+        assert_eq!(eu["rows"], 2, "one of three rows is deleted: {eu:#}");
+        assert_eq!(eu["deletes"]["rows_deleted"], 1, "{eu:#}");
+    };
+
+    // `apply --verify FILE...`
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(
+        dir.path().join("add.sql"),
+        "ALTER TABLE db.regions ADD COLUMN extra int;\n",
+    )
+    .unwrap();
+    let us = regions.join("data/us-imported.parquet");
+    let eu = regions.join("data/eu-pyiceberg.parquet");
+    let out = fieldgate(
+        &[
+            "apply",
+            "add.sql",
+            "--metadata",
+            regions.to_str().unwrap(),
+            "-o",
+            "out.json",
+            "--format",
+            "json",
+            "--verify",
+            us.to_str().unwrap(),
+            eu.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
+    as_in_the_manifests(&files(&out));
+
+    // A `sample:` list, in `check` and in `apply` run from a subdirectory with `--config`.
+    let repo = dir.path().join("repo");
+    copy_dir(&regions, &repo.join("warehouse/db/regions"));
+    fs::write(
+        repo.join("fieldgate.yaml"),
+        "tables:\n  db.regions:\n    metadata: warehouse/db/regions\n    sample:\n      - warehouse/db/regions/data/us-imported.parquet\n      - warehouse/db/regions/data/eu-pyiceberg.parquet\nproposals:\n  - migrations/*.sql\n",
+    )
+    .unwrap();
+    git(&repo, &["init", "-q", "-b", "main"]);
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-q", "-m", "regions"]);
+    git(&repo, &["checkout", "-q", "-b", "pr"]);
+    fs::create_dir_all(repo.join("migrations")).unwrap();
+    fs::copy(
+        dir.path().join("add.sql"),
+        repo.join("migrations/0001_extra.sql"),
+    )
+    .unwrap();
+    let out = fieldgate(
+        &[
+            "apply",
+            "--config",
+            "../fieldgate.yaml",
+            "--metadata",
+            "../warehouse/db/regions",
+            "0001_extra.sql",
+            "--write",
+            "--format",
+            "json",
+        ],
+        &repo.join("migrations"),
+    );
+    as_in_the_manifests(&files(&out));
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-q", "-m", "extra"]);
+    let out = fieldgate(&["check", "--format", "json"], &repo);
+    as_in_the_manifests(&files(&out));
+}

@@ -388,3 +388,97 @@ fn a_metadata_file_among_the_proposals_names_no_table_and_needs_metadata() {
         "{stderr}"
     );
 }
+
+/// A copy of the `accounts` fixture's metadata outside any repository.
+#[cfg(unix)]
+fn accounts_elsewhere() -> tempfile::TempDir {
+    let outside = tempfile::tempdir().unwrap();
+    common::copy_dir(
+        &fixtures().join("accounts/metadata"),
+        &outside.path().join("accounts/metadata"),
+    );
+    outside
+}
+
+#[cfg(unix)]
+#[test]
+fn a_configured_table_that_links_out_of_the_repository_is_a_located_error() {
+    let refused = |lake: &tempfile::TempDir, expected: &str| {
+        let output = lint(lake.path(), &["migrations/tier.sql", "--format", "json"]);
+        assert_eq!(output.status.code(), Some(2), "{}", text(&output.stdout));
+        let stderr = text(&output.stderr);
+        assert!(
+            stderr.contains(expected) && stderr.contains("fieldgate.yaml:5:15"),
+            "{stderr}"
+        );
+    };
+    let outside = accounts_elsewhere();
+    let tier = "ALTER TABLE db.accounts ADD COLUMN tier int;\n";
+
+    // The table directory is a link out.
+    let lake = lake(false);
+    fs::remove_dir_all(lake.path().join("warehouse/db/accounts")).unwrap();
+    std::os::unix::fs::symlink(
+        outside.path().join("accounts"),
+        lake.path().join("warehouse/db/accounts"),
+    )
+    .unwrap();
+    write(lake.path(), "migrations/tier.sql", tier);
+    refused(
+        &lake,
+        "the metadata of `db.accounts`: `warehouse/db/accounts` leads outside the repository",
+    );
+
+    // The version the hint names is a link out, beside the real ones.
+    let lake = self::lake(false);
+    std::os::unix::fs::symlink(
+        outside.path().join("accounts/metadata/v2.metadata.json"),
+        lake.path()
+            .join("warehouse/db/accounts/metadata/v3.metadata.json"),
+    )
+    .unwrap();
+    write(
+        lake.path(),
+        "warehouse/db/accounts/metadata/version-hint.text",
+        "3\n",
+    );
+    write(lake.path(), "migrations/tier.sql", tier);
+    refused(&lake, "v3.metadata.json` leads outside");
+
+    // A link that stays inside is followed.
+    let lake = self::lake(false);
+    fs::rename(
+        lake.path().join("warehouse/db/accounts"),
+        lake.path().join("warehouse/db/accounts_v1"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink("accounts_v1", lake.path().join("warehouse/db/accounts")).unwrap();
+    write(lake.path(), "migrations/tier.sql", tier);
+    let output = lint(lake.path(), &["migrations/tier.sql", "--format", "json"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert_eq!(tables(&json(&output)), ["db.accounts"]);
+}
+
+#[cfg(unix)]
+#[test]
+fn metadata_given_explicitly_may_be_read_from_anywhere() {
+    let outside = accounts_elsewhere();
+    let lake = lake(false);
+    write(
+        lake.path(),
+        "migrations/tier.sql",
+        "ALTER TABLE db.accounts ADD COLUMN tier int;\n",
+    );
+    let table = outside.path().join("accounts");
+    let output = lint(
+        lake.path(),
+        &[
+            "migrations/tier.sql",
+            "--metadata",
+            table.to_str().unwrap(),
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+}

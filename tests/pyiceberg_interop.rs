@@ -31,7 +31,10 @@ fn read_json(path: &Path) -> Value {
 }
 
 /// The name mapping with entries that lost all their names removed: Java keeps such entries,
-/// PyIceberg drops them, and both mean the same to a reader.
+/// PyIceberg drops them, and both mean the same to a reader. This is the rule of
+/// `NameMapping::same_meaning` (what `metadata-drift` compares by), applied here to the JSON as
+/// serde_json reads it rather than through our own lenient reader, so the file we write is checked
+/// key by key against pyiceberg's (a stray key or a misspelt one is a difference).
 fn normalised_mapping(metadata: &Value) -> Option<Value> {
     fn clean(entries: &Value) -> Value {
         let kept = entries

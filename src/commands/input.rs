@@ -384,8 +384,12 @@ fn metadata_from_json(
 pub fn load_table(path: &Path) -> Result<LoadedTable, Failure> {
     let location = locate(path)?;
     let source = read_source(&location.metadata_file)?;
-    let name = location.metadata_file.display().to_string();
-    let described = match (&location.hadoop, FileKind::of(&name, &source.text)) {
+    table_from_source(location, source)
+}
+
+/// [`load_table`] once the metadata file is found and read (`source` named as reports show it).
+pub fn table_from_source(location: TableLocation, source: Source) -> Result<LoadedTable, Failure> {
+    let described = match (&location.hadoop, FileKind::of(&source.name, &source.text)) {
         (None, Some(FileKind::SchemaFile(format))) => Some(format),
         (None, None) if !looks_like_metadata(&source.text) => Some(Format::Yaml),
         _ => None,

@@ -14,19 +14,21 @@ use crate::cli::{LintArgs, ReportFormatArg};
 use crate::commands::check::{config_failure, load_repo_config, repo_config_path};
 use crate::commands::failure::Failure;
 use crate::commands::input::{
-    FileKind, LoadedTable, ReadProposal, load_table, parse_metadata, parse_proposal, state_after,
+    FileKind, LoadedTable, ReadProposal, parse_metadata, parse_proposal, read_source_named,
+    state_after, table_from_source,
 };
 use crate::commands::lint::{locate_related, threshold, write_report};
 use crate::commands::pipeline::{self, Judgement, Target, judge_read};
-use crate::commands::routing::{Item, is_proposal, parse_all, route};
+use crate::commands::routing::{Item, is_proposal, metadata_outside, parse_all, route};
 use crate::commands::settings::resolve_with;
 use crate::frontend::ddl::Dialect;
 use crate::iceberg::metadata::TableMetadata;
 use crate::judge::Settings;
 use crate::proposal::Proposal;
-use crate::repo::config::{Config, repo_path};
+use crate::repo::config::{Config, TableConfig, repo_path};
 use crate::repo::git::Repo;
-use crate::repo::location::{Files, locate_in};
+use crate::repo::location::{Files, LocateError, locate_in};
+use crate::repo::work_tree::RepoWorkTree;
 use crate::report::{Run, TableRun};
 
 /// `fieldgate.yaml` as routing needs it.
@@ -151,6 +153,7 @@ fn judge_all(
             .map_err(|e| Failure::Message(format!("cannot resolve `{}`: {e}", p.display())))
     };
     let (root, here) = (canonical(root)?, canonical(cwd)?);
+    let work_tree = RepoWorkTree::new(&root)?;
     let mut judged = Vec::new();
     let mut errors = Vec::new();
     for ((table, path), items) in config.tables.iter().zip(&locations).zip(&routed) {
@@ -166,8 +169,7 @@ fn judge_all(
             Some(table) => Some(table),
             // Judged from nothing, even when `apply -o` already wrote the new table's metadata.
             None if items.first().is_some_and(creates_table) => None,
-            None if metadata.exists() => Some(load_table(&metadata)?),
-            None => None,
+            None => working_tree_table(&work_tree, table, path, &|p| shown(&root, &here, p))?,
         };
         let read = read_in_order(items, dialect, base.as_ref().map(|b| &b.metadata));
         let judgement = read.and_then(|proposals| {
@@ -291,6 +293,31 @@ fn read_in_order(
         true => Ok(read),
         false => Err(Failure::Located(errors)),
     }
+}
+
+/// The table as the working tree holds it (`path` relative to the root; `shown` names a root
+/// path as reports show it), read only inside the repository as `check` reads it: `fieldgate.yaml`
+/// may come with the change under review, and a link out would make lint read and quote any file.
+/// `None` when nothing is there yet.
+fn working_tree_table(
+    work_tree: &RepoWorkTree,
+    table: &TableConfig,
+    path: &Path,
+    shown: &dyn Fn(&Path) -> PathBuf,
+) -> Result<Option<LoadedTable>, Failure> {
+    let location = match locate_in(work_tree, path) {
+        Ok(location) => location,
+        Err(LocateError::Outside(message)) => return Err(metadata_outside(table, message)),
+        Err(LocateError::NotATable(_)) if !work_tree.is_file(path) && !work_tree.is_dir(path) => {
+            return Ok(None);
+        }
+        Err(LocateError::NotATable(message)) => return Err(Failure::Message(message)),
+    };
+    let real = work_tree
+        .resolve(&location.metadata_file)
+        .map_err(|message| metadata_outside(table, message))?;
+    let name = shown(&location.metadata_file).display().to_string();
+    table_from_source(location, read_source_named(&real, name)?).map(Some)
 }
 
 /// A repository path as reports show it: relative to the current directory when inside it, as

@@ -11,9 +11,23 @@ use crate::commands::input::{FileKind, parse_proposal, read_source_named, schema
 use crate::frontend::ddl::Dialect;
 use crate::frontend::schema_file::SchemaFile;
 use crate::proposal::Proposal;
-use crate::repo::config::{CONFIG_FILE, Config, same_table};
+use crate::repo::config::{CONFIG_FILE, Config, TableConfig, same_table};
 use crate::repo::glob;
 use crate::suggest::closest;
+
+/// A configured table's metadata leads out of the repository: an error at its entry in the
+/// configuration.
+pub fn metadata_outside(table: &TableConfig, message: String) -> Failure {
+    Failure::Located(vec![LocatedError::new(
+        &table.source,
+        table.metadata_span,
+        format!("the metadata of `{}`: {message}", table.name),
+        Some(
+            "keep the table's metadata in the repository, as files, not as links to elsewhere"
+                .into(),
+        ),
+    )])
+}
 
 /// Whether a file (relative to the root) matches one of the `proposals` globs (made relative to
 /// the root by `Config::proposal_globs`). A table's own metadata is never a proposal, whatever a

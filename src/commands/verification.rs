@@ -14,7 +14,7 @@ use crate::judge::Settings;
 use crate::repo::config::{ConfigError, Sample, SampleKind};
 use crate::repo::git::Repo;
 use crate::repo::sample as sample_paths;
-use crate::verify::gate::{RULE, SampleFile, from_manifests, verify};
+use crate::verify::gate::{RULE, SampleFile, from_manifests, looked_up, verify};
 use crate::verify::sample::{Locator, local_path, table_dir};
 
 /// What a table's verification reads.
@@ -27,7 +27,25 @@ pub enum Requested {
         origin: Option<Origin>,
         root: PathBuf,
     },
-    Files(Vec<SampleFile>),
+    /// Files named by path, looked up in the manifests of the table (its metadata path relative
+    /// to `root`) as `fieldgate verify FILES` looks them up.
+    Files {
+        files: Vec<SampleFile>,
+        root: PathBuf,
+    },
+}
+
+impl Requested {
+    /// The same request, for a table whose metadata path is relative to the current directory.
+    fn with_table_in_cwd(self) -> Requested {
+        let root = PathBuf::new();
+        match self {
+            Requested::FromManifests { n, origin, .. } => {
+                Requested::FromManifests { n, origin, root }
+            }
+            Requested::Files { files, .. } => Requested::Files { files, root },
+        }
+    }
 }
 
 /// Verifies the sample under the judgement's new schema and adds its findings, when the rule is
@@ -49,7 +67,18 @@ pub fn run(
     }
     let files = match request(judgement)? {
         None => return Ok(()),
-        Some(Requested::Files(files)) => files,
+        Some(Requested::Files { files, root }) => match &judgement.base {
+            Some(base) => {
+                let dir = root.join(table_dir(&base.location.metadata_file));
+                looked_up(
+                    files,
+                    &base.source.text,
+                    &base.metadata,
+                    &locator(base, &dir),
+                )
+            }
+            None => files,
+        },
         Some(Requested::FromManifests {
             origin: Some(_), ..
         }) if judgement.base.is_none() => {
@@ -85,12 +114,22 @@ fn manifest_sample(
         ));
     };
     let dir = root.join(table_dir(&base.location.metadata_file));
-    let locator = Locator {
+    from_manifests(
+        &base.source.text,
+        &base.metadata,
+        &locator(base, &dir),
+        n,
+        origin,
+    )
+    .map_err(|e| Failure::Message(format!("{}: {e}", base.location.metadata_file.display())))
+}
+
+/// Where the table's manifests and data files are found: under `dir`, the table directory.
+fn locator<'a>(base: &'a LoadedTable, dir: &'a Path) -> Locator<'a> {
+    Locator {
         location: &base.metadata.location,
-        table_dir: &dir,
-    };
-    from_manifests(&base.source.text, &base.metadata, &locator, n, origin)
-        .map_err(|e| Failure::Message(format!("{}: {e}", base.location.metadata_file.display())))
+        table_dir: dir,
+    }
 }
 
 /// The files a `sample:` list names, resolved against the repository at `root` (the
@@ -124,8 +163,8 @@ pub fn listed(
     let cwd = std::env::current_dir()
         .and_then(std::fs::canonicalize)
         .unwrap_or_default();
-    Ok(Requested::Files(
-        files
+    Ok(Requested::Files {
+        files: files
             .into_iter()
             .map(|f| {
                 let absolute = root.join(&f.path);
@@ -139,7 +178,8 @@ pub fn listed(
                 )
             })
             .collect(),
-    ))
+        root: root.to_path_buf(),
+    })
 }
 
 /// `path` relative to `from` when it is inside, with `/` separators as reports name files.
@@ -184,7 +224,10 @@ pub fn for_apply(
             .iter()
             .map(|f| local_path(f).map(|local| SampleFile::listed(f.clone(), local, None)))
             .collect::<Result<_, _>>()?;
-        return Ok(Some(Requested::Files(files)));
+        return Ok(Some(Requested::Files {
+            files,
+            root: PathBuf::new(),
+        }));
     }
     if let Some(n) = sample {
         return Ok(Some(Requested::FromManifests {
@@ -208,5 +251,7 @@ pub fn for_apply(
         .unwrap_or_else(|| config_dir.clone());
     let dir = config_dir.strip_prefix(&root).unwrap_or(Path::new(""));
     let cwd = std::fs::canonicalize(&cwd).unwrap_or(cwd);
-    listed(sample, source, dir, &root, &cwd).map(Some)
+    // The sample is resolved in the repository, but `apply` reads the table where `--metadata`
+    // points from the current directory, so its manifests are found from there.
+    listed(sample, source, dir, &root, &cwd).map(|requested| Some(requested.with_table_in_cwd()))
 }

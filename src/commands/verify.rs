@@ -3,20 +3,17 @@
 //! with the rows read (`--rows`). Exit 0 when every file reads correctly, 1 when a reader would
 //! fail or fill a required column, 2 when a file is not readable Parquet at all.
 
-use std::fs;
 use std::io::Write;
-use std::path::{Path, PathBuf};
 
 use crate::cli::{FormatArg, RowsArg, VerifyArgs};
 use crate::commands::failure::Failure;
 use crate::commands::input::load_table;
-use crate::iceberg::metadata::TableMetadata;
-use crate::verify::deletes::Deletes;
+use crate::verify::listed::{look_up, manifest_entries};
 use crate::verify::read::{FileReport, Request, Sink, TableView, verify_file};
 use crate::verify::report::human::Human;
 use crate::verify::report::json::Json;
 use crate::verify::report::{BROKEN_PIPE, Summary};
-use crate::verify::resolve::{Identity, unreadable};
+use crate::verify::resolve::unreadable;
 use crate::verify::sample::{DataFile, Locator, current_files, local_path, pick, table_dir};
 
 pub fn run(args: &VerifyArgs, out: &mut dyn Write) -> Result<bool, Failure> {
@@ -43,21 +40,17 @@ pub fn run(args: &VerifyArgs, out: &mut dyn Write) -> Result<bool, Failure> {
         location: &metadata.location,
         table_dir: &table_dir,
     };
-    let in_manifests = || current_files(&loaded.source.text, metadata, &locator);
     let files: Vec<DataFile> = match args.sample {
         Some(n) => {
-            let all = in_manifests()
+            let all = current_files(&loaded.source.text, metadata, &locator)
                 .map_err(|e| Failure::Message(format!("{}: {e}", args.metadata.display())))?;
             pick(all, n)
         }
         None => {
-            let known = match metadata.current_snapshot_id {
-                Some(_) => in_manifests(),
-                None => Err("the table has no snapshot".into()),
-            };
+            let known = manifest_entries(&loaded.source.text, metadata, &locator);
             args.files
                 .iter()
-                .map(|f| local_path(f).map(|local| listed(f, local, &known, metadata)))
+                .map(|f| local_path(f).map(|local| look_up(f, local, &known, metadata)))
                 .collect::<Result<_, _>>()
                 .map_err(Failure::Message)?
         }
@@ -112,62 +105,6 @@ pub fn run(args: &VerifyArgs, out: &mut dyn Write) -> Result<bool, Failure> {
         // The reader of our output went away (`| head`): nothing more to say, and no crash.
         Err(Failure::Message(m)) if m.ends_with(BROKEN_PIPE) => Ok(summary.passed()),
         Err(e) => Err(e),
-    }
-}
-
-/// A file given by path, with what the current snapshot's manifests say of it (its partition
-/// values, the delete files that apply) when it is one of the snapshot's data files.
-fn listed(
-    given: &str,
-    local: PathBuf,
-    known: &Result<Vec<DataFile>, String>,
-    metadata: &TableMetadata,
-) -> DataFile {
-    let same = |other: &Path| match (fs::canonicalize(&local), fs::canonicalize(other)) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => false,
-    };
-    let found = known
-        .as_ref()
-        .ok()
-        .and_then(|files| files.iter().find(|f| same(&f.local)));
-    if let Some(entry) = found {
-        return DataFile {
-            path: given.to_string(),
-            local,
-            ..entry.clone()
-        };
-    }
-    let why = match known {
-        Ok(_) => "the file is not in the current snapshot's manifests, which hold the partition value a reader uses".to_string(),
-        Err(e) => format!("the partition value a reader uses is in the manifests, which could not be read ({e})"),
-    };
-    let partition = metadata
-        .partition_specs
-        .iter()
-        .filter(|s| s.spec_id == metadata.default_spec_id)
-        .flat_map(|s| &s.fields)
-        .filter(|f| f.transform == "identity")
-        .filter_map(|f| match f.source_ids.as_slice() {
-            [source] => Some((*source, Identity::Unknown(why.clone()))),
-            _ => None,
-        })
-        .collect();
-    let unknown_deletes = match known {
-        Err(e) if metadata.current_snapshot_id.is_some() => Some(format!(
-            "the current snapshot's manifests could not be read ({e}), so the delete files that may apply are unknown"
-        )),
-        _ => None,
-    };
-    DataFile {
-        path: given.to_string(),
-        local,
-        schema_id: None,
-        partition,
-        deletes: Deletes {
-            unknown: unknown_deletes,
-            ..Deletes::default()
-        },
     }
 }
 

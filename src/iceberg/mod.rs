@@ -2,6 +2,7 @@
 //! mappings, with the spec's JSON forms. Nothing here touches the file system.
 
 pub mod codec;
+pub mod geospatial;
 pub mod mapping;
 pub mod metadata;
 pub mod name_mapping;

@@ -6,6 +6,7 @@
 
 use std::fmt;
 
+use crate::iceberg::geospatial::{GeographyParameters, GeometryParameters};
 use crate::iceberg::schema::Field;
 
 /// Field ids are Java `int`s in every reference implementation.
@@ -40,10 +41,10 @@ pub enum PrimitiveType {
     Fixed(u64),
     Binary,
     Variant,
-    /// `geometry(C)`: the parameter text is kept verbatim; we never interpret coordinates.
-    Geometry(String),
-    /// `geography(C, A)`: parameters kept verbatim.
-    Geography(String),
+    /// `geometry` or `geometry(C)`, as written; we never interpret coordinates.
+    Geometry(GeometryParameters),
+    /// `geography`, `geography(C)` or `geography(C, A)`, as written.
+    Geography(GeographyParameters),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -123,17 +124,15 @@ impl PrimitiveType {
         // Geospatial parameters are case-sensitive identifiers (CRS names): take them from the
         // original text, not the lower-cased copy.
         let original = text.trim();
-        if let Some(args) = parameters(&lower, "geometry", '(', ')') {
-            let start = original.len() - args.len() - 1;
-            return Ok(PrimitiveType::Geometry(
-                original[start..original.len() - 1].trim().into(),
-            ));
+        if let Some(written) = geospatial_parameters(original, &lower, "geometry") {
+            return GeometryParameters::from_written(written)
+                .map(PrimitiveType::Geometry)
+                .map_err(|_| unknown());
         }
-        if let Some(args) = parameters(&lower, "geography", '(', ')') {
-            let start = original.len() - args.len() - 1;
-            return Ok(PrimitiveType::Geography(
-                original[start..original.len() - 1].trim().into(),
-            ));
+        if let Some(written) = geospatial_parameters(original, &lower, "geography") {
+            return GeographyParameters::from_written(written)
+                .map(PrimitiveType::Geography)
+                .map_err(|_| unknown());
         }
         Err(unknown())
     }
@@ -156,6 +155,21 @@ impl PrimitiveType {
 fn parameters<'a>(lower: &'a str, name: &str, open: char, close: char) -> Option<&'a str> {
     let rest = lower.strip_prefix(name)?.trim_start();
     rest.strip_prefix(open)?.strip_suffix(close)
+}
+
+/// `Some(None)` for the bare `name`, `Some(Some(args))` for `name(args)` with `args` cut from the
+/// original text, `None` for another type.
+fn geospatial_parameters<'a>(
+    original: &'a str,
+    lower: &str,
+    name: &str,
+) -> Option<Option<&'a str>> {
+    if lower == name {
+        return Some(None);
+    }
+    let args = parameters(lower, name, '(', ')')?;
+    let start = original.len() - args.len() - 1;
+    Some(Some(&original[start..original.len() - 1]))
 }
 
 impl fmt::Display for PrimitiveType {
@@ -182,8 +196,14 @@ impl fmt::Display for PrimitiveType {
             PrimitiveType::Fixed(len) => write!(f, "fixed[{len}]"),
             PrimitiveType::Binary => f.write_str("binary"),
             PrimitiveType::Variant => f.write_str("variant"),
-            PrimitiveType::Geometry(crs) => write!(f, "geometry({crs})"),
-            PrimitiveType::Geography(args) => write!(f, "geography({args})"),
+            PrimitiveType::Geometry(params) => match params.written() {
+                Some(crs) => write!(f, "geometry({crs})"),
+                None => f.write_str("geometry"),
+            },
+            PrimitiveType::Geography(params) => match params.written() {
+                Some(args) => write!(f, "geography({args})"),
+                None => f.write_str("geography"),
+            },
         }
     }
 }
@@ -311,9 +331,17 @@ mod tests {
             P::Fixed(16),
             P::Binary,
             P::Variant,
-            P::Geometry("srid:4326".into()),
-            P::Geography("srid:4326, spherical".into()),
+            geometry(Some("srid:4326")),
+            geography(Some("srid:4326, spherical")),
         ]
+    }
+
+    fn geometry(written: Option<&str>) -> PrimitiveType {
+        P::Geometry(GeometryParameters::from_written(written).unwrap())
+    }
+
+    fn geography(written: Option<&str>) -> PrimitiveType {
+        P::Geography(GeographyParameters::from_written(written).unwrap())
     }
 
     #[test]
@@ -336,8 +364,53 @@ mod tests {
         assert_eq!(P::parse("LONG"), Ok(P::Long));
         assert_eq!(
             P::parse("geometry(srid:4326)"),
-            Ok(P::Geometry("srid:4326".into()))
+            Ok(geometry(Some("srid:4326")))
         );
+        assert_eq!(P::parse(" Geography "), Ok(geography(None)));
+    }
+
+    /// A bare geospatial type is read, means the spec's defaults, and is written back bare; an
+    /// explicit default is written back as the file wrote it.
+    #[test]
+    fn geospatial_type_strings_keep_their_written_form() {
+        for text in [
+            "geometry",
+            "geometry(OGC:CRS84)",
+            "geometry(srid:4326)",
+            "geography",
+            "geography(OGC:CRS84)",
+            "geography(OGC:CRS84,spherical)",
+            "geography(srid:4326, karney)",
+        ] {
+            let parsed = P::parse(text).unwrap();
+            assert_eq!(parsed.to_string(), text);
+            assert_eq!(parsed.min_format_version(), 3, "{text}");
+        }
+        assert_eq!(
+            P::parse("geometry ( ogc:crs84 )").map(|p| p.to_string()),
+            Ok("geometry(ogc:crs84)".to_string())
+        );
+    }
+
+    #[test]
+    fn the_default_geospatial_parameters_are_no_type_change() {
+        let bare = P::parse("geometry").unwrap();
+        let explicit = P::parse("geometry(OGC:CRS84)").unwrap();
+        assert_eq!(bare, explicit);
+        assert!(is_allowed_promotion(&bare, &explicit, 3));
+        let bare = P::parse("geography").unwrap();
+        let explicit = P::parse("geography(ogc:crs84, SPHERICAL)").unwrap();
+        assert_eq!(bare, explicit);
+        assert!(!is_allowed_promotion(
+            &bare,
+            &P::parse("geography(OGC:CRS84, karney)").unwrap(),
+            3
+        ));
+        assert!(!is_allowed_promotion(
+            &P::parse("geometry").unwrap(),
+            &P::parse("geometry(srid:4326)").unwrap(),
+            3
+        ));
     }
 
     #[test]
@@ -350,6 +423,10 @@ mod tests {
             "fixed[-1]",
             "int32",
             "decimal(9)",
+            "geometry()",
+            "geography( )",
+            "geography(, spherical)",
+            "geometries",
         ] {
             assert!(P::parse(bad).is_err(), "{bad}");
         }

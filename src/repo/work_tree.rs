@@ -1,4 +1,4 @@
-//! A repository's working tree as `check` reads it: paths relative to the root, and nothing read
+//! A repository's working tree as `check` and routed `lint` read it: paths relative to the root, and nothing read
 //! whose real path is outside the repository. A symbolic link (to a file, to a directory, or a
 //! directory on the way) that leads out of the repository would let a pull request make the CI
 //! gate read, and quote in its report, any file of the runner: it is an error that says where it
@@ -28,7 +28,7 @@ impl RepoWorkTree {
         match fs::canonicalize(&joined) {
             Ok(real) if real.starts_with(&self.root) => Ok(real),
             Ok(real) => Err(format!(
-                "`{}` leads outside the repository, to `{}`, through a symbolic link: `fieldgate check` reads only files inside the repository",
+                "`{}` leads outside the repository, to `{}`, through a symbolic link: fieldgate reads a repository's tables and proposals only from inside it",
                 relative.display(),
                 real.display()
             )),

@@ -12,9 +12,10 @@ use crate::finding::{Finding, Severity};
 use crate::iceberg::metadata::TableMetadata;
 use crate::verify::deletes::Deletes;
 use crate::verify::error::VerifyError;
+use crate::verify::listed::{look_up, manifest_entries};
 use crate::verify::read::{FileReport, Request, Sink, TableView, verify_file};
 use crate::verify::resolve::{ColumnReport, PartitionValues, Status};
-use crate::verify::sample::{Locator, current_files, pick};
+use crate::verify::sample::{DataFile, Locator, current_files, pick};
 
 pub const RULE: &str = "reader-verification";
 
@@ -27,14 +28,14 @@ pub struct SampleFile {
     pub local: PathBuf,
     /// What asked for it (its `sample:` entry in fieldgate.yaml), where findings about it point.
     pub origin: Option<Origin>,
-    /// From its manifest entry, when it was sampled from the manifests: identity-partition
-    /// values and the delete files that apply.
+    /// From its manifest entry (sampled from the manifests, or a listed file looked up in them):
+    /// identity-partition values and the delete files that apply.
     pub partition: PartitionValues,
     pub deletes: Deletes,
 }
 
 impl SampleFile {
-    /// A file named by path, read without what its manifest entry says.
+    /// A file named by path, before it is [`looked_up`] in the manifests.
     pub fn listed(path: String, local: PathBuf, origin: Option<Origin>) -> SampleFile {
         SampleFile {
             path,
@@ -42,6 +43,16 @@ impl SampleFile {
             origin,
             partition: PartitionValues::new(),
             deletes: Deletes::default(),
+        }
+    }
+
+    fn from_manifest(file: DataFile, origin: Option<Origin>) -> SampleFile {
+        SampleFile {
+            path: file.path,
+            local: file.local,
+            origin,
+            partition: file.partition,
+            deletes: file.deletes,
         }
     }
 }
@@ -78,14 +89,23 @@ pub fn from_manifests(
     let files = current_files(metadata_text, metadata, locator)?;
     Ok(pick(files, n)
         .into_iter()
-        .map(|f| SampleFile {
-            path: f.path,
-            local: f.local,
-            origin: origin.cloned(),
-            partition: f.partition,
-            deletes: f.deletes,
-        })
+        .map(|f| SampleFile::from_manifest(f, origin.cloned()))
         .collect())
+}
+
+/// Files named by path, each with what the current snapshot's manifests say of it, exactly as
+/// `fieldgate verify FILES` reads them.
+pub fn looked_up(
+    files: Vec<SampleFile>,
+    metadata_text: &str,
+    metadata: &TableMetadata,
+    locator: &Locator<'_>,
+) -> Vec<SampleFile> {
+    let known = manifest_entries(metadata_text, metadata, locator);
+    files
+        .into_iter()
+        .map(|f| SampleFile::from_manifest(look_up(&f.path, f.local, &known, metadata), f.origin))
+        .collect()
 }
 
 /// Reads every file of `sample` under the current schema of `new`; the findings are at

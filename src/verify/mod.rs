@@ -7,7 +7,7 @@
 //! byte-counting handle ([`counting`]), [`project`]s each batch into the table's types and hands
 //! rows, rendered by [`values`], to a sink, leaving out the rows [`deletes`] deletes; [`sample`]
 //! picks files of the table itself from its manifests, with the [`partition_values`] readers fill
-//! missing columns from; [`report`] prints the result for people or as JSON; [`gate`] runs the same reads
+//! missing columns from, and [`listed`] looks files named by path up in them; [`report`] prints the result for people or as JSON; [`gate`] runs the same reads
 //! inside `apply` and `check`, under the schema the change produces, and turns failures into
 //! findings.
 
@@ -16,6 +16,7 @@ pub mod deletes;
 pub mod error;
 pub mod file_schema;
 pub mod gate;
+pub mod listed;
 pub mod partition_values;
 pub mod project;
 pub mod read;

@@ -46,9 +46,9 @@ impl Dialect {
 
     pub(crate) fn sql(self) -> &'static dyn SqlDialect {
         match self {
-            Dialect::Spark => &SparkSql,
-            Dialect::Trino => &TrinoSql,
-            Dialect::Hive => &HiveSql,
+            Dialect::Spark => &SPARK_SQL,
+            Dialect::Trino => &TRINO_SQL,
+            Dialect::Hive => &HIVE_SQL,
         }
     }
 
@@ -79,101 +79,74 @@ impl FromStr for Dialect {
     }
 }
 
+/// How an engine lexes SQL. The three engines share the same word characters and differ only
+/// in what is written here, so each difference is one named field.
+#[derive(Debug)]
+struct Lexing {
+    /// The character that quotes (delimits) an identifier.
+    identifier_quote: char,
+    /// Whether `\'` escapes a quote inside a string literal.
+    backslash_escapes: bool,
+    /// Whether an identifier may start with digits (`2nd_score`).
+    numeric_prefix: bool,
+    /// Whether `/* ... */` comments nest.
+    nested_comments: bool,
+}
+
 /// Spark SQL lexing: backtick identifiers, `'...'` and `"..."` strings with backslash escapes,
 /// nested block comments. (sqlparser's own `SparkSqlDialect` lexes `"..."` the same way but
 /// has no backslash escapes, which Spark applies by default.)
-#[derive(Debug)]
-struct SparkSql;
+static SPARK_SQL: Lexing = Lexing {
+    identifier_quote: '`',
+    backslash_escapes: true,
+    numeric_prefix: true,
+    nested_comments: true,
+};
 
 /// Trino lexing: ANSI double-quoted identifiers, `'...'` strings with `''` as the only escape.
-#[derive(Debug)]
-struct TrinoSql;
+static TRINO_SQL: Lexing = Lexing {
+    identifier_quote: '"',
+    backslash_escapes: false,
+    numeric_prefix: false,
+    nested_comments: false,
+};
 
-/// HiveQL lexing: as Spark (Hive also reads `"..."` as a string and applies backslash escapes).
-#[derive(Debug)]
-struct HiveSql;
+/// HiveQL lexing: as Spark (Hive also reads `"..."` as a string and applies backslash escapes),
+/// but block comments do not nest.
+static HIVE_SQL: Lexing = Lexing {
+    identifier_quote: '`',
+    backslash_escapes: true,
+    numeric_prefix: true,
+    nested_comments: false,
+};
 
-fn is_word_start(ch: char) -> bool {
-    ch.is_alphabetic() || ch == '_'
-}
-
-fn is_word_part(ch: char) -> bool {
-    ch.is_alphanumeric() || ch == '_'
-}
-
-impl SqlDialect for SparkSql {
+impl SqlDialect for Lexing {
     fn is_delimited_identifier_start(&self, ch: char) -> bool {
-        ch == '`'
+        ch == self.identifier_quote
     }
 
     fn identifier_quote_style(&self, _identifier: &str) -> Option<char> {
-        Some('`')
+        Some(self.identifier_quote)
     }
 
     fn is_identifier_start(&self, ch: char) -> bool {
-        is_word_start(ch)
+        ch.is_alphabetic() || ch == '_'
     }
 
     fn is_identifier_part(&self, ch: char) -> bool {
-        is_word_part(ch)
+        ch.is_alphanumeric() || ch == '_'
     }
 
     fn supports_string_literal_backslash_escape(&self) -> bool {
-        true
+        self.backslash_escapes
     }
 
-    /// Spark and Hive identifiers may start with digits (`2nd_score`).
     fn supports_numeric_prefix(&self) -> bool {
-        true
+        self.numeric_prefix
     }
 
     fn supports_nested_comments(&self) -> bool {
-        true
-    }
-}
-
-impl SqlDialect for TrinoSql {
-    fn is_delimited_identifier_start(&self, ch: char) -> bool {
-        ch == '"'
-    }
-
-    fn identifier_quote_style(&self, _identifier: &str) -> Option<char> {
-        Some('"')
-    }
-
-    fn is_identifier_start(&self, ch: char) -> bool {
-        is_word_start(ch)
-    }
-
-    fn is_identifier_part(&self, ch: char) -> bool {
-        is_word_part(ch)
-    }
-}
-
-impl SqlDialect for HiveSql {
-    fn is_delimited_identifier_start(&self, ch: char) -> bool {
-        ch == '`'
-    }
-
-    fn identifier_quote_style(&self, _identifier: &str) -> Option<char> {
-        Some('`')
-    }
-
-    fn is_identifier_start(&self, ch: char) -> bool {
-        is_word_start(ch)
-    }
-
-    fn is_identifier_part(&self, ch: char) -> bool {
-        is_word_part(ch)
-    }
-
-    fn supports_string_literal_backslash_escape(&self) -> bool {
-        true
-    }
-
-    /// Spark and Hive identifiers may start with digits (`2nd_score`).
-    fn supports_numeric_prefix(&self) -> bool {
-        true
+        self.nested_comments
     }
 }
 
