@@ -25,7 +25,7 @@ use crate::commands::input::{
 use crate::commands::lint::{locate_related, now_ms, threshold, write_report};
 use crate::commands::pipeline::Judgement;
 use crate::commands::policy::Policy;
-use crate::commands::routing::{Item, is_proposal, parse_all, route, slashed};
+use crate::commands::routing::{Item, is_proposal, metadata_outside, parse_all, route, slashed};
 use crate::commands::verification;
 use crate::evolve::evolve;
 use crate::finding::{Finding, Severity};
@@ -473,7 +473,9 @@ impl TableAt<'_> {
         let location = match locate_in(self.base_files, self.path) {
             Ok(location) => location,
             Err(LocateError::NotATable(_)) => return Ok(None),
-            Err(LocateError::Outside(message)) => return Err(self.outside(message)),
+            Err(LocateError::Outside(message)) => {
+                return Err(metadata_outside(self.table, message));
+            }
         };
         let text = self.base_files.read_to_string(&location.metadata_file)?;
         // Named by its path alone, so annotations and code scanning can place findings in it.
@@ -488,20 +490,6 @@ impl TableAt<'_> {
             metadata,
             description: None,
         }))
-    }
-
-    /// The table's metadata leads out of the repository: an error at its entry in the
-    /// configuration.
-    fn outside(&self, message: String) -> Failure {
-        Failure::Located(vec![LocatedError::new(
-            &self.table.source,
-            self.table.metadata_span,
-            format!("the metadata of `{}`: {message}", self.table.name),
-            Some(
-                "keep the table's metadata in the repository, as files, not as links to elsewhere"
-                    .into(),
-            ),
-        )])
     }
 
     /// A `metadata-drift` finding when the committed metadata is not what the proposals give.
@@ -529,7 +517,9 @@ impl TableAt<'_> {
         };
         let restore = format!("git checkout {} -- {path}", self.base.info.id);
         let committed = match locate_in(self.work_tree, self.path) {
-            Err(LocateError::Outside(message)) => return Err(self.outside(message)),
+            Err(LocateError::Outside(message)) => {
+                return Err(metadata_outside(self.table, message));
+            }
             Err(LocateError::NotATable(message)) => Err(Failure::Message(message)),
             Ok(location) => self
                 .work_tree
