@@ -15,6 +15,11 @@ pub const DEFAULT_CRS: &str = "OGC:CRS84";
 /// The edge-interpolation algorithm a geography means when none is written.
 pub const DEFAULT_EDGE_ALGORITHM: &str = "spherical";
 
+/// The spec's edge-interpolation algorithms ("Edge-Interpolation Algorithm"), matched
+/// case-insensitively as Java's `EdgeAlgorithm.fromName` does. CRS strings, by contrast, are
+/// free-form.
+pub const EDGE_ALGORITHMS: [&str; 5] = ["spherical", "vincenty", "thomas", "andoyer", "karney"];
+
 /// `geometry`'s CRS as written, `None` for the bare form.
 #[derive(Debug, Clone)]
 pub struct GeometryParameters(Option<String>);
@@ -23,21 +28,29 @@ pub struct GeometryParameters(Option<String>);
 #[derive(Debug, Clone)]
 pub struct GeographyParameters(Option<String>);
 
-/// Parameter text that is present but empty (`geometry()`) names no CRS; Java rejects it too.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EmptyParameters;
+/// Parameters no reader accepts.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum InvalidParameters {
+    /// Present but empty (`geometry()`, `geography(, karney)`): names no CRS or algorithm; Java
+    /// rejects it too.
+    #[error("empty geospatial type parameters")]
+    Empty,
+    /// A geography edge algorithm the spec does not define.
+    #[error("unknown edge algorithm `{0}`: the spec defines spherical, vincenty, thomas, andoyer and karney")]
+    UnknownAlgorithm(String),
+}
 
-fn written(text: Option<&str>) -> Result<Option<String>, EmptyParameters> {
+fn written(text: Option<&str>) -> Result<Option<String>, InvalidParameters> {
     match text.map(str::trim) {
         None => Ok(None),
-        Some("") => Err(EmptyParameters),
+        Some("") => Err(InvalidParameters::Empty),
         Some(text) => Ok(Some(text.to_string())),
     }
 }
 
 impl GeometryParameters {
     /// From the text between the parentheses (`None` when there are none).
-    pub fn from_written(text: Option<&str>) -> Result<GeometryParameters, EmptyParameters> {
+    pub fn from_written(text: Option<&str>) -> Result<GeometryParameters, InvalidParameters> {
         written(text).map(GeometryParameters)
     }
 
@@ -56,10 +69,17 @@ impl GeometryParameters {
 
 impl GeographyParameters {
     /// From the text between the parentheses (`None` when there are none).
-    pub fn from_written(text: Option<&str>) -> Result<GeographyParameters, EmptyParameters> {
+    pub fn from_written(text: Option<&str>) -> Result<GeographyParameters, InvalidParameters> {
         let params = written(text).map(GeographyParameters)?;
-        if params.crs().is_empty() || params.algorithm().is_empty() {
-            return Err(EmptyParameters);
+        let algorithm = params.algorithm();
+        if params.crs().is_empty() || algorithm.is_empty() {
+            return Err(InvalidParameters::Empty);
+        }
+        if !EDGE_ALGORITHMS
+            .iter()
+            .any(|known| known.eq_ignore_ascii_case(algorithm))
+        {
+            return Err(InvalidParameters::UnknownAlgorithm(algorithm.to_string()));
         }
         Ok(params)
     }
@@ -170,19 +190,41 @@ mod tests {
     fn empty_parameters_are_rejected() {
         assert_eq!(
             GeometryParameters::from_written(Some(" ")),
-            Err(EmptyParameters)
+            Err(InvalidParameters::Empty)
         );
         assert_eq!(
             GeographyParameters::from_written(Some("")),
-            Err(EmptyParameters)
+            Err(InvalidParameters::Empty)
         );
         assert_eq!(
             GeographyParameters::from_written(Some(", spherical")),
-            Err(EmptyParameters)
+            Err(InvalidParameters::Empty)
         );
         assert_eq!(
             GeographyParameters::from_written(Some("srid:4326,")),
-            Err(EmptyParameters)
+            Err(InvalidParameters::Empty)
         );
+    }
+
+    #[test]
+    fn only_the_specs_edge_algorithms_are_accepted_in_any_case() {
+        for algorithm in ["spherical", "vincenty", "thomas", "andoyer", "karney", "Karney"] {
+            let written = format!("srid:4326, {algorithm}");
+            assert_eq!(geography(Some(&written)).algorithm(), algorithm);
+        }
+        for algorithm in ["planar", "geodesic", "karney2"] {
+            assert_eq!(
+                GeographyParameters::from_written(Some(&format!("OGC:CRS84, {algorithm}"))),
+                Err(InvalidParameters::UnknownAlgorithm(algorithm.into()))
+            );
+        }
+    }
+
+    #[test]
+    fn crs_strings_stay_free_form() {
+        for crs in ["EPSG:4326", "projjson:my_crs", "srid:0", "anything at all"] {
+            assert_eq!(geometry(Some(crs)).crs(), crs);
+            assert_eq!(geography(Some(crs)).crs(), crs);
+        }
     }
 }
