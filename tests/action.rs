@@ -267,9 +267,8 @@ impl PullRequest {
         fs::create_dir_all(pr.origin()).unwrap();
         git(&pr.origin(), &["init", "-q", "-b", base]);
         let examples = root().join("examples/lake");
+        // With its data files, which the lake's fieldgate.yaml names as the gate's sample.
         copy_dir(&examples.join("warehouse"), &pr.lake_path("warehouse"));
-        // The lake's fieldgate.yaml names its data files as the gate's verification sample.
-        copy_dir(&examples.join("data"), &pr.lake_path("data"));
         fs::copy(
             examples.join("fieldgate.yaml"),
             pr.lake_path("fieldgate.yaml"),

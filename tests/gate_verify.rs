@@ -41,11 +41,11 @@ const FACT_ORDERS: &str = "warehouse/lake_prod/fact_orders";
 const LOWERED: &str = "tables:
   lake_prod.dim_users:
     metadata: warehouse/lake_prod/dim_users
-    sample: [data/dim_users/*.parquet]
+    sample: [warehouse/lake_prod/dim_users/data/**/*.parquet]
   lake_prod.fact_orders:
     metadata: warehouse/lake_prod/fact_orders
     sample:
-      - data/fact_orders/*.parquet
+      - warehouse/lake_prod/fact_orders/data/**/*.parquet
 proposals:
   - migrations/**/*.sql
 rules:
@@ -145,8 +145,9 @@ fn apply_reads_the_configured_sample_under_the_new_schema_then_writes() {
         assert!(statuses.contains(&("mobile_phone".into(), "resolved".into())));
         assert!(statuses.contains(&("vip_level".into(), "missing-null".into())));
     }
-    // The older file still holds the dropped `status`: never read.
-    assert_eq!(files[0]["pruned"][0]["file_column"], "status");
+    // The older file (two rows) still holds the dropped `status`: never read.
+    let older = files.iter().find(|f| f["rows"] == 2).unwrap();
+    assert_eq!(older["pruned"][0]["file_column"], "status");
     assert!(lake.path().join("out.metadata.json").is_file());
 }
 
@@ -343,7 +344,7 @@ fn a_required_column_missing_from_old_files_fails_verification() {
             "--format",
             "json",
             "--verify",
-            "data/dim_users/00000-0-3ae94313-42b3-4d28-83fa-2a6e23bd004b.parquet",
+            "warehouse/lake_prod/dim_users/data/id_bucket=4/00000-0-dbd6e37f-ec11-41bb-a484-68816a1d5ddb.parquet",
         ],
         lake.path(),
     );
@@ -370,8 +371,8 @@ fn flags_verify_without_a_configuration() {
             "--format",
             "json",
             "--verify",
-            "data/fact_orders/00000-0-8552057d-be62-4fde-8aee-cd358f0cd92c.parquet",
-            "data/fact_orders/00000-1-8552057d-be62-4fde-8aee-cd358f0cd92c.parquet",
+            "warehouse/lake_prod/fact_orders/data/region=eu/00000-0-a7576568-7155-4254-8b67-ac8bdb352db3.parquet",
+            "warehouse/lake_prod/fact_orders/data/region=apac/00000-1-a7576568-7155-4254-8b67-ac8bdb352db3.parquet",
         ],
         lake.path(),
     );
@@ -485,7 +486,7 @@ fn flags_verify_without_a_configuration() {
 #[test]
 fn a_corrupt_sample_is_exit_2_with_a_report_saying_why() {
     let lake = lake();
-    let file = "data/dim_users/00000-0-3ae94313-42b3-4d28-83fa-2a6e23bd004b.parquet";
+    let file = "warehouse/lake_prod/dim_users/data/id_bucket=4/00000-0-dbd6e37f-ec11-41bb-a484-68816a1d5ddb.parquet";
     let bytes = fs::read(lake.path().join(file)).unwrap();
     fs::write(lake.path().join(file), &bytes[..bytes.len() / 2]).unwrap();
     let before = versions(lake.path(), DIM_USERS);
@@ -624,7 +625,7 @@ fn check_verifies_the_sample_of_each_touched_table() {
         verification["files"][0]["path"]
             .as_str()
             .unwrap()
-            .starts_with("data/dim_users/")
+            .starts_with("warehouse/lake_prod/dim_users/data/")
     );
     insta::assert_snapshot!("check_pass_summary", fs::read_to_string(&summary).unwrap());
 }
@@ -672,7 +673,7 @@ fn check_fails_on_a_change_old_files_cannot_be_read_under() {
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     let annotations = text(&out.stdout);
     assert!(
-        annotations.contains("::error file=fieldgate.yaml,line=8,endLine=8,col=9,endColumn=35,title=reader-verification::"),
+        annotations.contains("::error file=fieldgate.yaml,line=8,endLine=8,col=9,endColumn=58,title=reader-verification::"),
         "{annotations}"
     );
     insta::assert_snapshot!("check_fail_summary", fs::read_to_string(&summary).unwrap());
@@ -689,12 +690,12 @@ fn check_fails_on_a_change_old_files_cannot_be_read_under() {
     );
 
     // A sample file that is gone from the working tree: the gate cannot run (exit 2).
-    fs::remove_dir_all(lake.path().join("data/fact_orders")).unwrap();
+    fs::remove_dir_all(lake.path().join("warehouse/lake_prod/fact_orders/data")).unwrap();
     let out = fieldgate(&["check"], lake.path());
     assert_eq!(out.status.code(), Some(2));
     let stderr = text(&out.stderr);
     assert!(
-        stderr.contains("`data/fact_orders/*.parquet` names no file in the working tree"),
+        stderr.contains("`warehouse/lake_prod/fact_orders/data/**/*.parquet` names no file in"),
         "{stderr}"
     );
     assert!(stderr.contains("fieldgate.yaml:8:9]"), "{stderr}");

@@ -3,10 +3,15 @@
 
 `lake_prod.dim_users` (id, phone, amount, and a `status` column holding the user review state that
 was dropped later) and `lake_prod.fact_orders` (partitioned by region, with an INT `total_units`
-and a `legacy_discount_code` nobody reads). The metadata history of each table is copied out in
-the Hadoop layout (metadata/vN.metadata.json + version-hint.text) and its Parquet data files into
-data/<table>/, so fieldgate can be run on them from the repository. The migrations next to them
-are hand-written SQL; only metadata and data come from here.
+and a `legacy_discount_code` nobody reads). Each table is copied out byte for byte into
+warehouse/lake_prod/<table>/: its metadata history in the Hadoop layout (metadata/vN.metadata.json
++ version-hint.text), its manifest lists and manifests beside them, and its Parquet data files in
+data/. The paths inside the manifests stay under the table's original location, which fieldgate
+maps to the table directory, so `verify --sample` and the gate's `sample:` read the repository's
+copy. The migrations next to them are hand-written SQL; only metadata and data come from here.
+
+uuids (and so file names and snapshot ids) come from a seeded generator, so a regeneration
+changes only timestamps.
 
     .venv/bin/python tests/interop/make_example_lake.py --out examples/lake
 """
@@ -14,22 +19,29 @@ are hand-written SQL; only metadata and data come from here.
 from __future__ import annotations
 
 import argparse
+import random
 import shutil
 import sys
-import tempfile
+import uuid
 from decimal import Decimal
 from pathlib import Path
 
-from make_fixtures import append, metadata_sequence, numbered, opt, read_bytes, ts
-from pyiceberg.catalog.sql import SqlCatalog
-from pyiceberg.partitioning import PartitionField, PartitionSpec
-from pyiceberg.schema import Schema
-from pyiceberg.table import Table
-from pyiceberg.table.sorting import SortField, SortOrder
-from pyiceberg.transforms import BucketTransform, IdentityTransform
-from pyiceberg.types import DecimalType, IntegerType, LongType, NestedField, StringType, TimestamptzType
+# Before pyiceberg is imported: its metadata model takes `uuid.uuid4` as a default factory then.
+_UUIDS = random.Random(20241130)
+uuid.uuid4 = lambda: uuid.UUID(int=_UUIDS.getrandbits(128), version=4)
+
+from make_fixtures import append, metadata_sequence, numbered, opt, read_bytes, ts  # noqa: E402
+from pyiceberg.catalog.sql import SqlCatalog  # noqa: E402
+from pyiceberg.partitioning import PartitionField, PartitionSpec  # noqa: E402
+from pyiceberg.schema import Schema  # noqa: E402
+from pyiceberg.table import Table  # noqa: E402
+from pyiceberg.table.sorting import SortField, SortOrder  # noqa: E402
+from pyiceberg.transforms import BucketTransform, IdentityTransform  # noqa: E402
+from pyiceberg.types import DecimalType, IntegerType, LongType, NestedField, StringType, TimestamptzType  # noqa: E402
 
 NAMESPACE = "lake_prod"
+# A fixed place, so the locations inside the metadata and manifests are the same on every run.
+WAREHOUSE = Path("/tmp/fieldgate-example-lake")
 PROPERTIES = {"owner": "data-platform", "format-version": "2"}
 
 
@@ -88,22 +100,18 @@ def build_fact_orders(catalog: SqlCatalog) -> Table:
     return table
 
 
-def write_table_directory(table: Table, directory: Path) -> None:
-    """The table's whole metadata history in the Hadoop layout, file bytes as pyiceberg wrote them."""
-    metadata = directory / "metadata"
-    metadata.mkdir(parents=True)
+def copy_table(table: Table, out: Path) -> None:
+    """The table directory byte for byte (partitioned data files in their partition directories,
+    manifest lists and manifests), with its metadata history in the Hadoop layout."""
+    shutil.copytree(
+        Path(table.location().removeprefix("file://")),
+        out,
+        ignore=shutil.ignore_patterns("*.metadata.json"),
+    )
     sequence = metadata_sequence(table)
     for version, location in enumerate(sequence, start=1):
-        (metadata / f"v{version}.metadata.json").write_bytes(read_bytes(table, location))
-    (metadata / "version-hint.text").write_text(str(len(sequence)))
-
-
-def copy_data_files(table: Table, name: str, out: Path) -> None:
-    target = out / "data" / name
-    target.mkdir(parents=True, exist_ok=True)
-    for task in table.scan().plan_files():
-        source = Path(task.file.file_path.removeprefix("file://"))
-        shutil.copyfile(source, target / source.name)
+        (out / "metadata" / f"v{version}.metadata.json").write_bytes(read_bytes(table, location))
+    (out / "metadata" / "version-hint.text").write_text(str(len(sequence)))
 
 
 def main(argv: list[str]) -> int:
@@ -112,14 +120,13 @@ def main(argv: list[str]) -> int:
     out: Path = parser.parse_args(argv).out.resolve()
     for sub in ("warehouse", "data"):
         shutil.rmtree(out / sub, ignore_errors=True)
-    with tempfile.TemporaryDirectory() as tmp:
-        warehouse = Path(tmp)
-        catalog = SqlCatalog("example", uri=f"sqlite:///{warehouse}/catalog.db", warehouse=f"file://{warehouse}")
-        catalog.create_namespace(NAMESPACE)
-        for name, build in {"dim_users": build_dim_users, "fact_orders": build_fact_orders}.items():
-            table = build(catalog)
-            write_table_directory(table, out / "warehouse" / NAMESPACE / name)
-            copy_data_files(table, name, out)
+    shutil.rmtree(WAREHOUSE, ignore_errors=True)
+    WAREHOUSE.mkdir(parents=True)
+    catalog = SqlCatalog("example", uri=f"sqlite:///{WAREHOUSE}/catalog.db", warehouse=f"file://{WAREHOUSE}")
+    catalog.create_namespace(NAMESPACE)
+    for name, build in {"dim_users": build_dim_users, "fact_orders": build_fact_orders}.items():
+        copy_table(build(catalog), out / "warehouse" / NAMESPACE / name)
+    shutil.rmtree(WAREHOUSE)
     print(f"wrote examples to {out}")
     return 0
 
