@@ -931,3 +931,103 @@ fn listed_sample_files_are_looked_up_in_the_manifests() {
     let out = fieldgate(&["check", "--format", "json"], &repo);
     as_in_the_manifests(&files(&out));
 }
+
+/// Committed metadata is the change's to write, so in `check` its manifest list (and the manifests
+/// and data files it leads to) must lie inside the repository: one pointing elsewhere on the CI
+/// runner is a located error (exit 2), for `sample: N` and for listed files alike. `apply` reads
+/// where the user's metadata points.
+#[test]
+fn check_reads_no_manifest_outside_the_repository() {
+    let outside = tempfile::tempdir().unwrap();
+    let table = root().join("examples/lake").join(FACT_ORDERS);
+    copy_dir(&table.join("metadata"), &outside.path().join("metadata"));
+    let original = fs::read_to_string(table.join("metadata/v2.metadata.json")).unwrap();
+    let list = original
+        .split("\"manifest-list\":\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .unwrap();
+    let moved = outside
+        .path()
+        .join("metadata")
+        .join(list.rsplit('/').next().unwrap());
+    let pointing_outside = original.replace(list, &format!("file://{}", moved.display()));
+
+    for sample in [
+        "sample: 2",
+        "sample: [warehouse/lake_prod/fact_orders/data/**/*.parquet]",
+    ] {
+        let lake = repository(&format!(
+            "tables:\n  lake_prod.fact_orders:\n    metadata: {FACT_ORDERS}\n    {sample}\nproposals:\n  - migrations/**/*.sql\n"
+        ));
+        git(lake.path(), &["checkout", "-q", "main"]);
+        fs::write(
+            lake.path()
+                .join(FACT_ORDERS)
+                .join("metadata/v2.metadata.json"),
+            &pointing_outside,
+        )
+        .unwrap();
+        git(
+            lake.path(),
+            &["commit", "-q", "-am", "manifest list elsewhere"],
+        );
+        git(lake.path(), &["checkout", "-q", "-B", "pr"]);
+        fs::create_dir_all(lake.path().join("migrations")).unwrap();
+        fs::write(
+            lake.path().join("migrations/0001_note.sql"),
+            "ALTER TABLE lake_prod.fact_orders ADD COLUMN note string;\n",
+        )
+        .unwrap();
+        let out = fieldgate(
+            &[
+                "apply",
+                "--write",
+                "--metadata",
+                FACT_ORDERS,
+                "--format",
+                "json",
+                "migrations/0001_note.sql",
+            ],
+            lake.path(),
+        );
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{sample}: {}",
+            text(&out.stderr)
+        );
+        let report = json(&out);
+        assert_eq!(
+            report["tables"][0]["verification"]["passed"], true,
+            "{sample}: apply read the manifest list where the metadata points: {report:#}"
+        );
+        git(lake.path(), &["add", "-A"]);
+        git(lake.path(), &["commit", "-q", "-m", "note"]);
+
+        let out = fieldgate(&["check"], lake.path());
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{sample}: {}",
+            text(&out.stdout)
+        );
+        let stderr = text(&out.stderr);
+        // The message is wrapped to the terminal: compare it without the wrapping.
+        let unwrapped: String = stderr
+            .split_whitespace()
+            .filter(|word| *word != "│")
+            .collect();
+        assert!(
+            unwrapped.contains(&format!(
+                "`file://{}`isoutsidetherepository",
+                moved.display()
+            )),
+            "{sample}: {stderr}"
+        );
+        assert!(
+            stderr.contains(&format!("[{FACT_ORDERS}/metadata/v2.metadata.json:1:")),
+            "{sample}: located at the manifest list of the committed metadata: {stderr}"
+        );
+    }
+}

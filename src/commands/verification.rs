@@ -15,30 +15,63 @@ use crate::repo::config::{ConfigError, Sample, SampleKind};
 use crate::repo::git::Repo;
 use crate::repo::sample as sample_paths;
 use crate::verify::gate::{RULE, SampleFile, from_manifests, looked_up, verify};
-use crate::verify::sample::{Locator, local_path, table_dir};
+use crate::verify::sample::{Locator, ManifestError, local_path, table_dir};
 
 /// What a table's verification reads.
 pub enum Requested {
-    /// Up to N data files of the table's current snapshot; the table's metadata path is
-    /// relative to `root`. Asked on the command line (`origin` is `None`), a table without
-    /// Iceberg metadata is an error; configured, a table the change creates has no files yet.
+    /// Up to N data files of the table's current snapshot. Asked on the command line (`origin`
+    /// is `None`), a table without Iceberg metadata is an error; configured, a table the change
+    /// creates has no files yet.
     FromManifests {
         n: usize,
         origin: Option<Origin>,
-        root: PathBuf,
+        root: TableRoot,
     },
-    /// Files named by path, looked up in the manifests of the table (its metadata path relative
-    /// to `root`) as `fieldgate verify FILES` looks them up.
+    /// Files named by path, looked up in the manifests of the table as `fieldgate verify FILES`
+    /// looks them up.
     Files {
         files: Vec<SampleFile>,
-        root: PathBuf,
+        root: TableRoot,
     },
+}
+
+/// What the table's metadata path is relative to, and so where its manifests may be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TableRoot {
+    /// The current directory (`apply`): manifests are read where the user's metadata points.
+    CurrentDirectory,
+    /// The repository (`check`): manifest lists, manifests and the data files they name must
+    /// really be inside it, since committed metadata could point anywhere on the CI runner.
+    Repository { root: PathBuf, canonical: PathBuf },
+}
+
+impl TableRoot {
+    fn repository(root: &Path) -> TableRoot {
+        TableRoot::Repository {
+            root: root.to_path_buf(),
+            canonical: std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf()),
+        }
+    }
+
+    fn dir(&self) -> &Path {
+        match self {
+            TableRoot::CurrentDirectory => Path::new(""),
+            TableRoot::Repository { root, .. } => root,
+        }
+    }
+
+    fn confinement(&self) -> Option<&Path> {
+        match self {
+            TableRoot::CurrentDirectory => None,
+            TableRoot::Repository { canonical, .. } => Some(canonical),
+        }
+    }
 }
 
 impl Requested {
     /// The same request, for a table whose metadata path is relative to the current directory.
     fn with_table_in_cwd(self) -> Requested {
-        let root = PathBuf::new();
+        let root = TableRoot::CurrentDirectory;
         match self {
             Requested::FromManifests { n, origin, .. } => {
                 Requested::FromManifests { n, origin, root }
@@ -69,13 +102,14 @@ pub fn run(
         None => return Ok(()),
         Some(Requested::Files { files, root }) => match &judgement.base {
             Some(base) => {
-                let dir = root.join(table_dir(&base.location.metadata_file));
+                let dir = root.dir().join(table_dir(&base.location.metadata_file));
                 looked_up(
                     files,
                     &base.source.text,
                     &base.metadata,
-                    &locator(base, &dir),
+                    &locator(base, &dir, &root),
                 )
+                .map_err(|e| manifest_failure(base, e))?
             }
             None => files,
         },
@@ -106,30 +140,70 @@ fn manifest_sample(
     base: Option<&LoadedTable>,
     n: usize,
     origin: Option<&Origin>,
-    root: &Path,
+    root: &TableRoot,
 ) -> Result<Vec<SampleFile>, Failure> {
     let Some(base) = base.filter(|b| b.description.is_none()) else {
         return Err(Failure::Message(
             "a sample of N data files comes from the table's Iceberg manifests, and this table has no Iceberg metadata yet: name the files to verify instead".into(),
         ));
     };
-    let dir = root.join(table_dir(&base.location.metadata_file));
+    let dir = root.dir().join(table_dir(&base.location.metadata_file));
     from_manifests(
         &base.source.text,
         &base.metadata,
-        &locator(base, &dir),
+        &locator(base, &dir, root),
         n,
         origin,
     )
-    .map_err(|e| Failure::Message(format!("{}: {e}", base.location.metadata_file.display())))
+    .map_err(|e| manifest_failure(base, e))
 }
 
-/// Where the table's manifests and data files are found: under `dir`, the table directory.
-fn locator<'a>(base: &'a LoadedTable, dir: &'a Path) -> Locator<'a> {
+/// Where the table's manifests and data files are found: under `dir`, the table directory, and
+/// only inside the repository when `root` is one.
+fn locator<'a>(base: &'a LoadedTable, dir: &'a Path, root: &'a TableRoot) -> Locator<'a> {
     Locator {
         location: &base.metadata.location,
         table_dir: dir,
+        inside: root.confinement(),
     }
+}
+
+/// A path that leads out of the repository is located at the current snapshot's manifest list in
+/// the table's metadata, where the chain of paths starts; other manifest errors name the file.
+fn manifest_failure(base: &LoadedTable, error: ManifestError) -> Failure {
+    match error {
+        ManifestError::Outside(message) => Failure::Located(vec![LocatedError::new(
+            &base.source,
+            manifest_list_span(base),
+            format!("invalid table metadata: {message}"),
+            Some(
+                "`check` reads manifests and data files only inside the repository: commit the table's manifests and data under its directory, or point `sample:` at files in the repository".into(),
+            ),
+        )]),
+        ManifestError::Unreadable(message) => Failure::Message(format!(
+            "{}: {message}",
+            base.location.metadata_file.display()
+        )),
+    }
+}
+
+/// The current snapshot's `manifest-list` (or `manifests`) value in the metadata text, else the
+/// start of the file.
+fn manifest_list_span(base: &LoadedTable) -> Span {
+    let text = &base.source.text;
+    let found = crate::json::parse(text).ok().and_then(|root| {
+        let current = base.metadata.current_snapshot_id?;
+        let snapshot = root
+            .get("snapshots")?
+            .as_array()?
+            .iter()
+            .find(|s| s.get("snapshot-id").and_then(|i| i.as_i64()) == Some(current))?;
+        let list = snapshot
+            .get("manifest-list")
+            .or_else(|| snapshot.get("manifests"))?;
+        Some(Span::new(list.span.start, list.span.len()))
+    });
+    found.unwrap_or(Span::new(0, 0))
 }
 
 /// The files a `sample:` list names, resolved against the repository at `root` (the
@@ -151,7 +225,7 @@ pub fn listed(
             return Ok(Requested::FromManifests {
                 n: *n,
                 origin: Some(origin(sample.span)),
-                root: root.to_path_buf(),
+                root: TableRoot::repository(root),
             });
         }
         SampleKind::Paths(entries) => entries,
@@ -178,7 +252,7 @@ pub fn listed(
                 )
             })
             .collect(),
-        root: root.to_path_buf(),
+        root: TableRoot::repository(root),
     })
 }
 
@@ -226,14 +300,14 @@ pub fn for_apply(
             .collect::<Result<_, _>>()?;
         return Ok(Some(Requested::Files {
             files,
-            root: PathBuf::new(),
+            root: TableRoot::CurrentDirectory,
         }));
     }
     if let Some(n) = sample {
         return Ok(Some(Requested::FromManifests {
             n,
             origin: None,
-            root: PathBuf::new(),
+            root: TableRoot::CurrentDirectory,
         }));
     }
     let Some((config_path, source, Some(sample))) = config else {

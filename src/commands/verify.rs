@@ -39,6 +39,7 @@ pub fn run(args: &VerifyArgs, out: &mut dyn Write) -> Result<bool, Failure> {
     let locator = Locator {
         location: &metadata.location,
         table_dir: &table_dir,
+        inside: None,
     };
     let files: Vec<DataFile> = match args.sample {
         Some(n) => {

@@ -15,7 +15,7 @@ use crate::verify::error::VerifyError;
 use crate::verify::listed::{look_up, manifest_entries};
 use crate::verify::read::{FileReport, Request, Sink, TableView, verify_file};
 use crate::verify::resolve::{ColumnReport, PartitionValues, Status};
-use crate::verify::sample::{DataFile, Locator, current_files, pick};
+use crate::verify::sample::{DataFile, Locator, ManifestError, current_files, pick};
 
 pub const RULE: &str = "reader-verification";
 
@@ -82,7 +82,7 @@ pub fn from_manifests(
     locator: &Locator<'_>,
     n: usize,
     origin: Option<&Origin>,
-) -> Result<Vec<SampleFile>, String> {
+) -> Result<Vec<SampleFile>, ManifestError> {
     if metadata.current_snapshot_id.is_none() {
         return Ok(Vec::new());
     }
@@ -94,18 +94,22 @@ pub fn from_manifests(
 }
 
 /// Files named by path, each with what the current snapshot's manifests say of it, exactly as
-/// `fieldgate verify FILES` reads them.
+/// `fieldgate verify FILES` reads them. Manifests that cannot be read leave that unknown; a path
+/// leading outside the locator's confinement is an error.
 pub fn looked_up(
     files: Vec<SampleFile>,
     metadata_text: &str,
     metadata: &TableMetadata,
     locator: &Locator<'_>,
-) -> Vec<SampleFile> {
+) -> Result<Vec<SampleFile>, ManifestError> {
     let known = manifest_entries(metadata_text, metadata, locator);
-    files
+    if let Err(outside @ ManifestError::Outside(_)) = known {
+        return Err(outside);
+    }
+    Ok(files
         .into_iter()
         .map(|f| SampleFile::from_manifest(look_up(&f.path, f.local, &known, metadata), f.origin))
-        .collect()
+        .collect())
 }
 
 /// Reads every file of `sample` under the current schema of `new`; the findings are at

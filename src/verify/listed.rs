@@ -9,17 +9,19 @@ use std::path::{Path, PathBuf};
 use crate::iceberg::metadata::TableMetadata;
 use crate::verify::deletes::Deletes;
 use crate::verify::resolve::Identity;
-use crate::verify::sample::{DataFile, Locator, current_files};
+use crate::verify::sample::{DataFile, Locator, ManifestError, current_files};
 
 /// The current snapshot's live data files, or why they are not known.
 pub fn manifest_entries(
     metadata_text: &str,
     metadata: &TableMetadata,
     locator: &Locator<'_>,
-) -> Result<Vec<DataFile>, String> {
+) -> Result<Vec<DataFile>, ManifestError> {
     match metadata.current_snapshot_id {
         Some(_) => current_files(metadata_text, metadata, locator),
-        None => Err("the table has no snapshot".into()),
+        None => Err(ManifestError::Unreadable(
+            "the table has no snapshot".into(),
+        )),
     }
 }
 
@@ -29,7 +31,7 @@ pub fn manifest_entries(
 pub fn look_up(
     given: &str,
     local: PathBuf,
-    known: &Result<Vec<DataFile>, String>,
+    known: &Result<Vec<DataFile>, ManifestError>,
     metadata: &TableMetadata,
 ) -> DataFile {
     let same = |other: &Path| match (fs::canonicalize(&local), fs::canonicalize(other)) {

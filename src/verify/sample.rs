@@ -6,9 +6,12 @@
 //! file is gone and the path lies under the table's `location`, it is read from the same place
 //! under the directory the metadata was loaded from, so a copied table (a fixture, a downloaded
 //! snapshot) still verifies. Other schemes (s3:, gs:, hdfs:, ...) are a clear error for now.
+//! `check` confines the reads to the repository: a path in committed metadata must not make the
+//! gate read files of the CI runner.
 
 use std::collections::BTreeMap;
-use std::fs::File;
+use std::fmt;
+use std::fs::{self, File};
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
 
@@ -36,18 +39,45 @@ pub struct DataFile {
     pub deletes: Deletes,
 }
 
+/// Why the current snapshot's files are not known.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ManifestError {
+    /// A manifest list, manifest or file they name resolves outside the directory the reads are
+    /// confined to ([`Locator::inside`]).
+    Outside(String),
+    /// Missing or unreadable files, other schemes, malformed manifests.
+    Unreadable(String),
+}
+
+impl fmt::Display for ManifestError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ManifestError::Outside(m) | ManifestError::Unreadable(m) => f.write_str(m),
+        }
+    }
+}
+
+impl From<String> for ManifestError {
+    fn from(message: String) -> ManifestError {
+        ManifestError::Unreadable(message)
+    }
+}
+
 /// Where a table's files are found on this machine.
 pub struct Locator<'a> {
     /// The table's `location` from its metadata.
     pub location: &'a str,
     /// The local table directory (the one holding `metadata/`).
     pub table_dir: &'a Path,
+    /// The canonical directory every file read must really be in (`check`: the repository), or
+    /// `None` to read wherever the paths point.
+    pub inside: Option<&'a Path>,
 }
 
 impl Locator<'_> {
-    pub fn local(&self, path: &str) -> Result<PathBuf, String> {
+    pub fn local(&self, path: &str) -> Result<PathBuf, ManifestError> {
         let original = local_path(path)?;
-        if original.exists() {
+        if original.exists() && self.allows(&original) {
             return Ok(original);
         }
         if let Ok(location) = local_path(self.location) {
@@ -55,15 +85,45 @@ impl Locator<'_> {
             if let Ok(rest) = original.strip_prefix(&location) {
                 let copy = self.table_dir.join(rest);
                 if copy.exists() {
-                    return Ok(copy);
+                    return if self.allows(&copy) {
+                        Ok(copy)
+                    } else {
+                        Err(self.outside(path, &copy))
+                    };
                 }
-                return Err(format!(
+                if original.exists() {
+                    return Err(self.outside(path, &original));
+                }
+                return Err(ManifestError::Unreadable(format!(
                     "`{path}` does not exist, nor does its copy under the table directory, `{}`",
                     copy.display()
-                ));
+                )));
             }
         }
-        Err(format!("`{path}` does not exist"))
+        if original.exists() {
+            return Err(self.outside(path, &original));
+        }
+        Err(ManifestError::Unreadable(format!(
+            "`{path}` does not exist"
+        )))
+    }
+
+    /// Whether `local` really (links followed) lies in the directory reads are confined to.
+    fn allows(&self, local: &Path) -> bool {
+        self.inside
+            .is_none_or(|inside| fs::canonicalize(local).is_ok_and(|real| real.starts_with(inside)))
+    }
+
+    fn outside(&self, path: &str, local: &Path) -> ManifestError {
+        let real = fs::canonicalize(local).unwrap_or_else(|_| local.to_path_buf());
+        let link = if real == local {
+            String::new()
+        } else {
+            format!(" (`{}` leads to `{}`)", local.display(), real.display())
+        };
+        ManifestError::Outside(format!(
+            "`{path}` is outside the repository{link}: the gate reads only the repository's files"
+        ))
     }
 }
 
@@ -101,9 +161,11 @@ pub fn current_files(
     metadata_text: &str,
     metadata: &TableMetadata,
     locator: &Locator<'_>,
-) -> Result<Vec<DataFile>, String> {
+) -> Result<Vec<DataFile>, ManifestError> {
     let Some(current) = metadata.current_snapshot_id else {
-        return Err("the table has no current snapshot, so no data files to sample".into());
+        return Err(ManifestError::Unreadable(
+            "the table has no current snapshot, so no data files to sample".into(),
+        ));
     };
     let root = crate::json::parse(metadata_text).map_err(|e| e.to_string())?;
     let snapshot = root
@@ -149,9 +211,9 @@ pub fn current_files(
             }
         }
     } else {
-        return Err(format!(
+        return Err(ManifestError::Unreadable(format!(
             "snapshot {current} has neither `manifest-list` nor `manifests`"
-        ));
+        )));
     }
 
     let schema = metadata.current_schema();
@@ -427,6 +489,7 @@ mod tests {
         let locator = Locator {
             location: "file:///nowhere/db/t",
             table_dir: dir.path(),
+            inside: None,
         };
         assert_eq!(
             locator
@@ -440,5 +503,47 @@ mod tests {
                 .is_err()
         );
         assert!(locator.local("file:///elsewhere/y.parquet").is_err());
+    }
+
+    #[test]
+    fn confined_reads_stay_inside_whatever_the_paths_say() {
+        let repo = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let repo_root = fs::canonicalize(repo.path()).unwrap();
+        let table = repo_root.join("t");
+        fs::create_dir_all(table.join("data")).unwrap();
+        fs::write(table.join("data/x.parquet"), b"").unwrap();
+        fs::write(outside.path().join("secret.avro"), b"").unwrap();
+        let outside_uri = format!("file://{}", outside.path().join("secret.avro").display());
+        let confined = Locator {
+            location: "file:///nowhere/db/t",
+            table_dir: &table,
+            inside: Some(&repo_root),
+        };
+        assert_eq!(
+            confined.local("file:///nowhere/db/t/data/x.parquet"),
+            Ok(table.join("data/x.parquet"))
+        );
+        assert!(matches!(
+            confined.local(&outside_uri),
+            Err(ManifestError::Outside(m)) if m.contains("outside the repository")
+        ));
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(
+                outside.path().join("secret.avro"),
+                table.join("data/link.avro"),
+            )
+            .unwrap();
+            assert!(matches!(
+                confined.local("file:///nowhere/db/t/data/link.avro"),
+                Err(ManifestError::Outside(_))
+            ));
+        }
+        let anywhere = Locator {
+            inside: None,
+            ..confined
+        };
+        assert!(anywhere.local(&outside_uri).is_ok());
     }
 }
