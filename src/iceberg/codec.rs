@@ -388,5 +388,16 @@ mod tests {
             r#"{"type":"struct","fields":[{"id":1,"name":"x","required":true,"type":"int64"}]}"#;
         let err = schema_from_json(&parse(text).unwrap(), 0).unwrap_err();
         assert_eq!(err.message, "unknown Iceberg type `int64`");
+
+        let text = r#"{"type":"struct","fields":[{"id":1,"name":"x","required":true,"type":"geography(OGC:CRS84, planar)"}]}"#;
+        let err = schema_from_json(&parse(text).unwrap(), 0).unwrap_err();
+        assert_eq!(
+            &text[err.span.offset..err.span.end()],
+            r#""geography(OGC:CRS84, planar)""#
+        );
+        assert_eq!(
+            err.message,
+            "invalid Iceberg type `geography(OGC:CRS84, planar)`: `planar` is not an edge algorithm: the spec defines spherical, vincenty, thomas, andoyer and karney"
+        );
     }
 }

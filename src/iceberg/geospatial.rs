@@ -29,13 +29,17 @@ pub struct GeometryParameters(Option<String>);
 pub struct GeographyParameters(Option<String>);
 
 /// Parameters no reader accepts.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum InvalidParameters {
     /// Present but empty (`geometry()`, `geography(, karney)`): names no CRS or algorithm; Java
     /// rejects it too.
+    #[error("the parentheses name no CRS or edge algorithm (write the bare type for the defaults)")]
     Empty,
     /// A geography edge algorithm the spec does not define (Java's `EdgeAlgorithm.fromName`
     /// refuses it too).
+    #[error(
+        "`{0}` is not an edge algorithm: the spec defines spherical, vincenty, thomas, andoyer and karney"
+    )]
     UnknownAlgorithm(String),
 }
 

@@ -6,7 +6,7 @@
 
 use std::fmt;
 
-use crate::iceberg::geospatial::{GeographyParameters, GeometryParameters};
+use crate::iceberg::geospatial::{GeographyParameters, GeometryParameters, InvalidParameters};
 use crate::iceberg::schema::Field;
 
 /// Field ids are Java `int`s in every reference implementation.
@@ -77,14 +77,20 @@ pub struct MapType {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown Iceberg type `{0}`")]
-pub struct UnknownTypeString(pub String);
+pub enum TypeStringError {
+    #[error("unknown Iceberg type `{0}`")]
+    Unknown(String),
+    /// A geospatial type whose parameters no reader accepts: the reason says which.
+    #[error("invalid Iceberg type `{0}`: {1}")]
+    InvalidParameters(String, InvalidParameters),
+}
 
 impl PrimitiveType {
     /// Parses a canonical type string. Case and whitespace around parameters are accepted, as the
     /// spec asks readers to ("Readers should accept optional whitespace ...").
-    pub fn parse(text: &str) -> Result<PrimitiveType, UnknownTypeString> {
-        let unknown = || UnknownTypeString(text.to_string());
+    pub fn parse(text: &str) -> Result<PrimitiveType, TypeStringError> {
+        let unknown = || TypeStringError::Unknown(text.to_string());
+        let invalid = |reason| TypeStringError::InvalidParameters(text.to_string(), reason);
         let lower = text.trim().to_ascii_lowercase();
         let simple = match lower.as_str() {
             "unknown" => Some(PrimitiveType::Unknown),
@@ -127,12 +133,12 @@ impl PrimitiveType {
         if let Some(written) = geospatial_parameters(original, &lower, "geometry") {
             return GeometryParameters::from_written(written)
                 .map(PrimitiveType::Geometry)
-                .map_err(|_| unknown());
+                .map_err(invalid);
         }
         if let Some(written) = geospatial_parameters(original, &lower, "geography") {
             return GeographyParameters::from_written(written)
                 .map(PrimitiveType::Geography)
-                .map_err(|_| unknown());
+                .map_err(invalid);
         }
         Err(unknown())
     }
