@@ -237,18 +237,24 @@ impl Repo {
                 }
             }
         }
-        let mut edited: Vec<&Path> = in_work_tree
-            .iter()
-            .flat_map(|diff| diff.deltas())
-            .filter(|d| is_change(d.status()))
-            .filter_map(|d| d.new_file().path())
-            .collect();
+        let mut edited: Vec<&Path> = Vec::new();
+        let mut gone: Vec<&Path> = Vec::new();
+        for delta in in_work_tree.iter().flat_map(|diff| diff.deltas()) {
+            match delta.status() {
+                Delta::Deleted => gone.extend(delta.old_file().path()),
+                status if is_change(status) => edited.extend(delta.new_file().path()),
+                _ => {}
+            }
+        }
         edited.sort();
+        gone.sort();
         candidates.sort();
         candidates.dedup();
         let mut files = Vec::new();
         for path in candidates {
-            if self.differs_from_base(&base_tree, &index, &edited, &path)? {
+            if gone.binary_search(&path.as_path()).is_err()
+                && self.differs_from_base(&base_tree, &index, &edited, &path)?
+            {
                 files.push(path);
             }
         }
@@ -281,9 +287,9 @@ impl Repo {
             .collect()
     }
 
-    /// Whether the working tree's `path`, changed in one of the steps from `base` to it, ends up
-    /// other than at `base`: a change committed and reverted in the index or the working tree
-    /// is none. Its final content is the index entry's, unless it was edited in the working tree
+    /// Whether the working tree's `path`, changed in one of the steps from `base` to it and still
+    /// there, ends up other than at `base`: a change committed and reverted in the index or the
+    /// working tree is none. Its final content is the index entry's, unless it was edited in the working tree
     /// since, then a diff of that one path decides.
     fn differs_from_base(
         &self,
