@@ -754,6 +754,32 @@ mod tests {
     }
 
     #[test]
+    fn the_table_index_finds_what_a_scan_of_every_table_finds() {
+        let config =
+            parse("tables:\n  lake.db.users: {}\n  db.Orders: {}\n  staging.users: {}\n").unwrap();
+        let index = config.table_index();
+        for name in [
+            "users",
+            "db.users",
+            "DB.USERS",
+            "orders",
+            "lake.db.orders",
+            "events",
+        ] {
+            let scanned: Vec<usize> = (0..config.tables.len())
+                .filter(|&i| same_table(&config.tables[i].name, name))
+                .collect();
+            assert_eq!(index.positions(name), scanned, "{name}");
+            assert_eq!(
+                index.table(name).map(|t| &t.name),
+                config.table(name).map(|t| &t.name),
+                "{name}"
+            );
+        }
+        assert_eq!(index.positions("users"), [0, 2]);
+    }
+
+    #[test]
     fn two_names_of_one_table_are_an_error_and_namesakes_in_other_schemas_are_not() {
         let text = "tables:\n  db.users:\n    metadata: a\n  db2.users:\n    metadata: b\n  USERS:\n    metadata: c\n  cat.db.users:\n    metadata: d\n  orders:\n    metadata: e\n";
         let errors = parse(text).map(|_| ()).unwrap_err();
