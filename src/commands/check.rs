@@ -35,7 +35,7 @@ use crate::iceberg::new_table::new_table;
 use crate::judge::{Judged, Settings, judge_proposals};
 use crate::proposal::Proposal;
 use crate::repo::config::{CONFIG_FILE, Config, ConfigError, TableConfig, repo_path};
-use crate::repo::git::{Base, CommitFiles, Repo};
+use crate::repo::git::{Base, Repo};
 use crate::repo::glob;
 use crate::repo::location::{Files, LocateError, locate_in};
 use crate::repo::work_tree::RepoWorkTree;
@@ -278,7 +278,7 @@ fn config_failure_in(source: &crate::change::Source, errors: Vec<ConfigError>) -
 struct TableAt<'a> {
     repo: &'a Repo,
     base: &'a Base,
-    base_files: &'a CommitFiles<'a>,
+    base_files: &'a dyn Files,
     root: &'a Path,
     work_tree: &'a RepoWorkTree,
     policy: &'a Policy,

@@ -3,6 +3,8 @@
 //! versions a table's metadata went through. Every failure is a message that says what to do,
 //! because `check` runs in CI where nobody can poke around.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use git2::{Commit, Delta, DiffOptions, Index, IndexEntry, ObjectType, Oid, Repository, Tree};
@@ -415,10 +417,7 @@ impl Repo {
 
     /// The files of `commit`, for reading the base.
     pub fn files_at(&self, commit: Oid) -> Result<CommitFiles<'_>, String> {
-        Ok(CommitFiles {
-            repo: &self.repo,
-            tree: self.tree(commit)?,
-        })
+        Ok(CommitFiles::new(&self.repo, self.tree(commit)?))
     }
 
     /// Every version of the table at `path` (a metadata file or table directory, relative to the
@@ -431,12 +430,9 @@ impl Repo {
         while let Some(commit) = next {
             // Through links, so a table reached by one changes when its files do.
             let entry = commit.tree().ok().and_then(|tree| {
-                let files = CommitFiles {
-                    repo: &self.repo,
-                    tree,
-                };
+                let files = CommitFiles::new(&self.repo, tree);
                 let real = files.resolve(path).ok()?;
-                files.tree.get_path(&real).ok().map(|e| e.id())
+                files.entry(&real).map(|e| e.id)
             });
             next = commit.parent(0).ok();
             chain.push((commit, entry));
@@ -452,10 +448,7 @@ impl Repo {
                 continue;
             }
             let Ok(tree) = commit.tree() else { continue };
-            let files = CommitFiles {
-                repo: &self.repo,
-                tree,
-            };
+            let files = CommitFiles::new(&self.repo, tree);
             // An old version that cannot be read is skipped: history informs findings, it must
             // not make the gate fail.
             let Ok(location) = locate_in(&files, path) else {
@@ -555,6 +548,16 @@ fn commit_info(commit: &Commit<'_>) -> CommitInfo {
 pub struct CommitFiles<'r> {
     repo: &'r Repository,
     tree: Tree<'r>,
+    /// The directories looked into, by path: libgit2 caches no tree over 4 KB, so a lookup from
+    /// the root would read a directory of 10,000 tables again for every path under it.
+    trees: RefCell<HashMap<PathBuf, Tree<'r>>>,
+}
+
+/// What a commit's tree holds at a path.
+struct Entry {
+    id: Oid,
+    mode: i32,
+    kind: Option<ObjectType>,
 }
 
 /// Git's file mode of a symbolic link; its blob holds the target path.
@@ -563,10 +566,44 @@ const LINK_MODE: i32 = 0o120000;
 /// More links than this in one path is a loop (Linux's limit).
 const MAX_LINKS: usize = 40;
 
-impl CommitFiles<'_> {
+impl<'r> CommitFiles<'r> {
+    fn new(repo: &'r Repository, tree: Tree<'r>) -> CommitFiles<'r> {
+        CommitFiles {
+            repo,
+            tree,
+            trees: RefCell::new(HashMap::new()),
+        }
+    }
+
+    /// The entry at `path` (no links followed), looked up in its directory's cached tree.
+    fn entry(&self, path: &Path) -> Option<Entry> {
+        let name = path.file_name()?;
+        let parent = path.parent().unwrap_or(Path::new(""));
+        let found = |tree: &Tree<'r>| {
+            tree.get_name_bytes(name.as_encoded_bytes()).map(|e| Entry {
+                id: e.id(),
+                mode: e.filemode(),
+                kind: e.kind(),
+            })
+        };
+        if parent.as_os_str().is_empty() {
+            return found(&self.tree);
+        }
+        if let Some(tree) = self.trees.borrow().get(parent) {
+            return found(tree);
+        }
+        let directory = self
+            .entry(parent)
+            .filter(|e| e.kind == Some(ObjectType::Tree))?;
+        let tree = self.repo.find_tree(directory.id).ok()?;
+        let entry = found(&tree);
+        self.trees.borrow_mut().insert(parent.to_path_buf(), tree);
+        entry
+    }
+
     fn kind(&self, path: &Path) -> Option<ObjectType> {
         let real = self.resolve(path).ok()?;
-        self.tree.get_path(&real).ok()?.kind()
+        self.entry(&real)?.kind
     }
 
     /// `path` with every symbolic link on it replaced by its target, within the tree. A target
@@ -597,11 +634,7 @@ impl CommitFiles<'_> {
                 }
                 name => {
                     let candidate = resolved.join(name);
-                    let link = self
-                        .tree
-                        .get_path(&candidate)
-                        .ok()
-                        .filter(|e| e.filemode() == LINK_MODE);
+                    let link = self.entry(&candidate).filter(|e| e.mode == LINK_MODE);
                     let Some(link) = link else {
                         resolved = candidate;
                         continue;
@@ -613,7 +646,7 @@ impl CommitFiles<'_> {
                             path.display()
                         ));
                     }
-                    let blob = self.repo.find_blob(link.id()).map_err(|e| {
+                    let blob = self.repo.find_blob(link.id).map_err(|e| {
                         format!("cannot read `{}`: {}", candidate.display(), e.message())
                     })?;
                     let target = String::from_utf8_lossy(blob.content()).into_owned();
@@ -645,12 +678,11 @@ impl Files for CommitFiles<'_> {
     fn read_to_string(&self, path: &Path) -> Result<String, String> {
         let real = self.resolve(path)?;
         let entry = self
-            .tree
-            .get_path(&real)
-            .map_err(|_| format!("`{}` is not in the commit", path.display()))?;
+            .entry(&real)
+            .ok_or_else(|| format!("`{}` is not in the commit", path.display()))?;
         let blob = self
             .repo
-            .find_blob(entry.id())
+            .find_blob(entry.id)
             .map_err(|e| format!("cannot read `{}`: {}", path.display(), e.message()))?;
         String::from_utf8(blob.content().to_vec())
             .map_err(|_| format!("`{}` is not UTF-8 text", path.display()))
@@ -659,12 +691,11 @@ impl Files for CommitFiles<'_> {
     fn list(&self, dir: &Path) -> Result<Vec<String>, String> {
         let real = self.resolve(dir)?;
         let entry = self
-            .tree
-            .get_path(&real)
-            .map_err(|_| format!("`{}` is not in the commit", dir.display()))?;
+            .entry(&real)
+            .ok_or_else(|| format!("`{}` is not in the commit", dir.display()))?;
         let tree = self
             .repo
-            .find_tree(entry.id())
+            .find_tree(entry.id)
             .map_err(|e| format!("cannot list `{}`: {}", dir.display(), e.message()))?;
         Ok(tree
             .iter()
