@@ -268,6 +268,75 @@ fn uncommitted_and_untracked_migrations_count_too() {
     );
 }
 
+fn judged_tables(report: &serde_json::Value) -> Vec<String> {
+    report["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["table"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn an_applied_change_not_yet_added_is_judged_as_if_committed() {
+    let lake = lake_with_tables();
+    // The migration and the metadata file `apply --write` wrote are untracked, the hint modified.
+    lake.add_vip_level("warehouse/db/events");
+    let (code, report) = lake.check_json();
+    assert_eq!(code, Some(0), "{report:#}");
+    assert_eq!(judged_tables(&report), ["db.events"]);
+    assert_eq!(report["changes"][0]["path"], "vip_level");
+    assert!(
+        !rules(&report).contains(&"metadata-drift".to_string()),
+        "{report:#}"
+    );
+}
+
+#[test]
+fn an_untracked_metadata_file_counts_where_it_is_the_newest_version_read() {
+    let lake = Lake::new();
+    lake.write("fieldgate.yaml", CONFIG);
+    lake.table("orders", "warehouse/db/orders", 5);
+    lake.table("events", "warehouse/db/events", 9);
+    lake.table("accounts", "warehouse/db/accounts", 2);
+    // Without a version hint, the newest `vN.metadata.json` is the table's metadata.
+    fs::remove_file(
+        lake.path()
+            .join("warehouse/db/accounts/metadata/version-hint.text"),
+    )
+    .unwrap();
+    lake.commit("tables", 10, "Ada");
+    lake.git(&["checkout", "-q", "-b", "pr"]);
+    // `accounts` rolled back to pyiceberg's v1 by hand, in a new file nobody added.
+    lake.write(
+        "warehouse/db/accounts/metadata/v3.metadata.json",
+        &fs::read_to_string(fixtures().join("accounts/metadata/v1.metadata.json")).unwrap(),
+    );
+    // Where the tracked hint names the file, an untracked one changes nothing that is read.
+    lake.write("warehouse/db/orders/metadata/notes.txt", "scratch\n");
+    let (code, report) = lake.check_json();
+    assert_eq!(code, Some(1), "{report:#}");
+    assert_eq!(judged_tables(&report), ["db.accounts"]);
+    let found = diagnostics(&report);
+    assert!(
+        found.iter().any(|f| f.0 == "metadata-drift"
+            && f.2
+                .contains("changed, but no migration in this change says so")),
+        "{found:?}"
+    );
+}
+
+#[test]
+fn a_committed_migration_deleted_again_in_the_working_tree_is_no_proposal() {
+    let lake = lake_with_tables();
+    lake.write_narrowing();
+    lake.commit("narrow", 0, "Bob");
+    fs::remove_file(lake.path().join("migrations/0001_narrow.sql")).unwrap();
+    let (code, report) = lake.check_json();
+    assert_eq!(code, Some(0), "{report:#}");
+    assert!(judged_tables(&report).is_empty(), "{report:#}");
+}
+
 #[test]
 fn a_narrowing_pr_fails() {
     let lake = lake_with_tables();

@@ -35,7 +35,8 @@ use crate::iceberg::new_table::new_table;
 use crate::judge::{Judged, Settings, judge_proposals};
 use crate::proposal::Proposal;
 use crate::repo::config::{CONFIG_FILE, Config, ConfigError, TableConfig, repo_path};
-use crate::repo::git::{Base, CommitFiles, Repo};
+use crate::repo::git::{Base, Repo};
+use crate::repo::glob;
 use crate::repo::location::{Files, LocateError, locate_in};
 use crate::repo::work_tree::RepoWorkTree;
 use crate::report::{Run, TableRun};
@@ -72,7 +73,6 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> Result<bool, Failure> {
         .tables
         .extend(dropped.iter().flat_map(|r| r.tables.iter().cloned()));
 
-    let changed = repo.changed_files(base.commit)?;
     let mut globs = head
         .proposal_globs(&config_dir)
         .map_err(|errors| config_failure(&head, errors))?;
@@ -88,6 +88,8 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> Result<bool, Failure> {
         .iter()
         .filter_map(|table| repo_path(&config_dir, table.metadata.as_deref()?).ok())
         .collect();
+    let prefixes: Vec<PathBuf> = globs.iter().map(|g| glob::literal_prefix(g)).collect();
+    let changed = repo.changed_files(base.commit, &prefixes, &table_paths)?;
     let proposals: Vec<&PathBuf> = changed
         .iter()
         .filter(|file| is_proposal(&globs, &table_paths, file))
@@ -276,7 +278,7 @@ fn config_failure_in(source: &crate::change::Source, errors: Vec<ConfigError>) -
 struct TableAt<'a> {
     repo: &'a Repo,
     base: &'a Base,
-    base_files: &'a CommitFiles<'a>,
+    base_files: &'a dyn Files,
     root: &'a Path,
     work_tree: &'a RepoWorkTree,
     policy: &'a Policy,

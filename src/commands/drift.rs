@@ -59,13 +59,40 @@ pub fn compare(
             StatementKind::CreateTable(_) => None,
         })
         .collect();
-    for applied in (1..alters.len()).rev() {
-        let partial = evolve(base, alters[..applied].iter().copied());
+    Some(
+        stale(base, &alters, expected, committed)
+            .unwrap_or_else(|| Drift::Differs(differences(expected, committed))),
+    )
+}
+
+/// The longest prefix of `alters` that gives `committed`, if one does. Statements only
+/// append schemas (or reuse an identical one), so a prefix's schemas are a prefix of the
+/// expected ones and grow with its length: the prefixes that wrote as many schemas as the file
+/// holds are found by a binary search, evolving a few prefixes rather than every one (which,
+/// for a migration of 10,000 statements, is 50 million schema updates).
+fn stale(
+    base: &TableMetadata,
+    alters: &[&[crate::change::Change]],
+    expected: &TableMetadata,
+    committed: &TableMetadata,
+) -> Option<Drift> {
+    if !expected.schemas.starts_with(&committed.schemas) {
+        return None;
+    }
+    let held = committed.schemas.len();
+    let after = |applied: usize| evolve(base, alters[..applied].iter().copied());
+    let prefixes: Vec<usize> = (1..alters.len()).collect();
+    let end = prefixes.partition_point(|&applied| after(applied).metadata.schemas.len() <= held);
+    for &applied in prefixes[..end].iter().rev() {
+        let partial = after(applied);
+        if partial.metadata.schemas.len() < held {
+            break;
+        }
         if partial.problems.is_empty() && same_schema_state(&partial.metadata, committed) {
             return Some(Drift::Stale { applied });
         }
     }
-    Some(Drift::Differs(differences(expected, committed)))
+    None
 }
 
 /// The first few differences, in words, expected (from the proposals) against committed.

@@ -98,7 +98,10 @@ impl Policy {
             .as_ref()
             .filter(|_| self.mode == PolicyArg::Base)?;
         let mut dropped = base.clone();
-        dropped.tables.retain(|t| head.table(&t.name).is_none());
+        let head_tables = head.table_index();
+        dropped
+            .tables
+            .retain(|t| head_tables.table(&t.name).is_none());
         let (proposals, spans) = base
             .proposals
             .iter()

@@ -11,7 +11,7 @@ use crate::commands::input::{FileKind, parse_proposal, read_source_named, schema
 use crate::frontend::ddl::Dialect;
 use crate::frontend::schema_file::SchemaFile;
 use crate::proposal::Proposal;
-use crate::repo::config::{CONFIG_FILE, Config, TableConfig, same_table};
+use crate::repo::config::{CONFIG_FILE, Config, TableConfig};
 use crate::repo::glob;
 use crate::suggest::closest;
 
@@ -149,14 +149,9 @@ pub fn slashed(path: &Path) -> String {
 pub fn route(config: &Config, items: Vec<Item>) -> Result<Vec<Vec<Item>>, Failure> {
     let mut routed: Vec<Vec<Item>> = vec![Vec::new(); config.tables.len()];
     let mut errors = Vec::new();
+    let tables = config.table_index();
     let mut table_of = |name: &str, source: &Source, span: Span| -> Option<usize> {
-        let matches: Vec<usize> = config
-            .tables
-            .iter()
-            .enumerate()
-            .filter(|(_, t)| same_table(&t.name, name))
-            .map(|(i, _)| i)
-            .collect();
+        let matches = tables.positions(name);
         match matches.as_slice() {
             [index] => return Some(*index),
             [] => {

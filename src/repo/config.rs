@@ -185,6 +185,22 @@ impl Config {
         self.tables.iter().find(|t| same_table(&t.name, name))
     }
 
+    /// The tables indexed by name, for looking up many names: each lookup compares only the
+    /// tables that share the name's last segment, not all of them.
+    pub fn table_index(&self) -> TableIndex<'_> {
+        let mut by_last_segment: HashMap<String, Vec<usize>> = HashMap::new();
+        for (position, table) in self.tables.iter().enumerate() {
+            by_last_segment
+                .entry(last_segment(&table.name))
+                .or_default()
+                .push(position);
+        }
+        TableIndex {
+            tables: &self.tables,
+            by_last_segment,
+        }
+    }
+
     /// The settings a table is judged with: table entries over global ones over defaults.
     pub fn settings_for(&self, table: &str) -> Settings {
         self.settings_of(self.table(table))
@@ -195,7 +211,8 @@ impl Config {
         self.settings_of(None)
     }
 
-    fn settings_of(&self, entry: Option<&TableConfig>) -> Settings {
+    /// The settings of `entry`, one of this file's tables, found already.
+    pub fn settings_of(&self, entry: Option<&TableConfig>) -> Settings {
         let mut settings = Settings::new(
             entry.and_then(|t| t.mapping).unwrap_or_default(),
             entry
@@ -331,6 +348,44 @@ impl Config {
     }
 }
 
+/// A configuration's tables by the lowercased last segment of their names, which any two names
+/// of the same table share.
+pub struct TableIndex<'c> {
+    tables: &'c [TableConfig],
+    by_last_segment: HashMap<String, Vec<usize>>,
+}
+
+impl<'c> TableIndex<'c> {
+    /// The positions of every table `name` can mean, in configuration order.
+    pub fn positions(&self, name: &str) -> Vec<usize> {
+        self.by_last_segment
+            .get(&last_segment(name))
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|&p| {
+                self.tables
+                    .get(p)
+                    .is_some_and(|t| same_table(&t.name, name))
+            })
+            .collect()
+    }
+
+    /// The first table `name` can mean, as [`Config::table`] finds it.
+    pub fn table(&self, name: &str) -> Option<&'c TableConfig> {
+        self.positions(name)
+            .first()
+            .and_then(|&p| self.tables.get(p))
+    }
+}
+
+fn last_segment(name: &str) -> String {
+    name.rsplit('.')
+        .next()
+        .unwrap_or_default()
+        .to_ascii_lowercase()
+}
+
 /// Two spellings name the same table when they are equal ignoring case, or one is a qualified
 /// form of the other (`db.users` and `users`).
 pub fn same_table(a: &str, b: &str) -> bool {
@@ -446,18 +501,14 @@ fn tables(node: &YamlNode, source: &Source, errors: &mut Vec<ConfigError>) -> Ve
     // repository of 10,000 tables from 50 million comparisons.
     let mut by_last_segment: HashMap<String, Vec<usize>> = HashMap::new();
     for entry in entries {
-        let last_segment = entry
-            .key
-            .rsplit('.')
-            .next()
-            .unwrap_or_default()
-            .to_ascii_lowercase();
-        let twin = by_last_segment.get(&last_segment).and_then(|positions| {
-            positions
-                .iter()
-                .filter_map(|&p| out.get(p))
-                .find(|t| same_table(&t.name, &entry.key))
-        });
+        let twin = by_last_segment
+            .get(&last_segment(&entry.key))
+            .and_then(|positions| {
+                positions
+                    .iter()
+                    .filter_map(|&p| out.get(p))
+                    .find(|t| same_table(&t.name, &entry.key))
+            });
         if let Some(other) = twin {
             errors.push(ConfigError {
                 span: to_span(entry.key_span),
@@ -525,7 +576,7 @@ fn tables(node: &YamlNode, source: &Source, errors: &mut Vec<ConfigError>) -> Ve
             )),
         }
         by_last_segment
-            .entry(last_segment)
+            .entry(last_segment(&entry.key))
             .or_default()
             .push(out.len());
         out.push(table);
@@ -700,6 +751,32 @@ mod tests {
 
     fn snippet<'a>(text: &'a str, e: &ConfigError) -> &'a str {
         &text[e.span.offset..e.span.end()]
+    }
+
+    #[test]
+    fn the_table_index_finds_what_a_scan_of_every_table_finds() {
+        let config =
+            parse("tables:\n  lake.db.users: {}\n  db.Orders: {}\n  staging.users: {}\n").unwrap();
+        let index = config.table_index();
+        for name in [
+            "users",
+            "db.users",
+            "DB.USERS",
+            "orders",
+            "lake.db.orders",
+            "events",
+        ] {
+            let scanned: Vec<usize> = (0..config.tables.len())
+                .filter(|&i| same_table(&config.tables[i].name, name))
+                .collect();
+            assert_eq!(index.positions(name), scanned, "{name}");
+            assert_eq!(
+                index.table(name).map(|t| &t.name),
+                config.table(name).map(|t| &t.name),
+                "{name}"
+            );
+        }
+        assert_eq!(index.positions("users"), [0, 2]);
     }
 
     #[test]

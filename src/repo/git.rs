@@ -3,9 +3,11 @@
 //! versions a table's metadata went through. Every failure is a message that says what to do,
 //! because `check` runs in CI where nobody can poke around.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use git2::{Commit, Delta, DiffOptions, ObjectType, Oid, Repository, Tree};
+use git2::{Commit, Delta, DiffOptions, Index, IndexEntry, ObjectType, Oid, Repository, Tree};
 
 use crate::repo::location::{Files, locate_in};
 use crate::rules::CommitInfo;
@@ -163,41 +165,247 @@ impl Repo {
     }
 
     /// Files added, modified, renamed or copied since `base`: committed, staged, or only in the
-    /// working tree (untracked files included, ignored ones not). Paths relative to the root.
-    pub fn changed_files(&self, base: Oid) -> Result<Vec<PathBuf>, String> {
-        let tree = self.tree(base)?;
-        let mut options = DiffOptions::new();
-        options
-            .include_untracked(true)
-            .recurse_untracked_dirs(true)
-            .include_typechange(true);
-        let diff = self
+    /// working tree, as the working tree compared with `base` shows them (untracked files
+    /// included, ignored ones not). Paths relative to the root.
+    ///
+    /// Without a status of the whole working tree, whose stat of every file and ignore lookups
+    /// per directory cost most of a run on a large lake: committed and staged changes come from
+    /// tree and index diffs (identical subtrees skipped), tracked files from a stat per index
+    /// entry, and untracked files are looked for only where one can change what `check` judges:
+    /// under `proposal_prefixes` (every file a `proposals` glob matches lies under its literal
+    /// prefix) and in the directories of `tables` where the located metadata could change (see
+    /// [`Repo::untracked_roots`]).
+    pub fn changed_files(
+        &self,
+        base: Oid,
+        proposal_prefixes: &[PathBuf],
+        tables: &[PathBuf],
+    ) -> Result<Vec<PathBuf>, String> {
+        let failed = |e: git2::Error| {
+            format!(
+                "cannot compare the working tree with the base: {}",
+                e.message()
+            )
+        };
+        let base_tree = self.tree(base)?;
+        let head_tree = self
             .repo
-            .diff_tree_to_workdir_with_index(Some(&tree), Some(&mut options))
-            .map_err(|e| {
-                format!(
-                    "cannot compare the working tree with the base: {}",
-                    e.message()
-                )
-            })?;
-        let mut files: Vec<PathBuf> = diff
-            .deltas()
-            .filter(|d| {
-                matches!(
-                    d.status(),
-                    Delta::Added
-                        | Delta::Modified
-                        | Delta::Renamed
-                        | Delta::Copied
-                        | Delta::Untracked
-                        | Delta::Typechange
-                )
+            .head()
+            .and_then(|h| h.peel_to_tree())
+            .map_err(failed)?;
+        let index = self.repo.index().map_err(failed)?;
+        let mut options = DiffOptions::new();
+        options.include_typechange(true);
+        let committed = self
+            .repo
+            .diff_tree_to_tree(Some(&base_tree), Some(&head_tree), Some(&mut options))
+            .map_err(failed)?;
+        let staged = self
+            .repo
+            .diff_tree_to_index(Some(&head_tree), Some(&index), Some(&mut options))
+            .map_err(failed)?;
+        let maybe_edited = self.maybe_edited(&index);
+        let mut in_work_tree_options = DiffOptions::new();
+        in_work_tree_options.include_typechange(true);
+        if maybe_edited.len() <= MAX_PATHSPECS {
+            in_work_tree_options.disable_pathspec_match(true);
+            for path in &maybe_edited {
+                in_work_tree_options.pathspec(path);
+            }
+        }
+        // No pathspec would mean every file: nothing to compare is no diff.
+        let in_work_tree = (!maybe_edited.is_empty())
+            .then(|| {
+                self.repo
+                    .diff_index_to_workdir(Some(&index), Some(&mut in_work_tree_options))
             })
-            .filter_map(|d| d.new_file().path().map(Path::to_path_buf))
-            .collect();
+            .transpose()
+            .map_err(failed)?;
+        let mut deleted: Vec<PathBuf> = Vec::new();
+        let mut candidates: Vec<PathBuf> = Vec::new();
+        for diff in [Some(&committed), Some(&staged), in_work_tree.as_ref()]
+            .into_iter()
+            .flatten()
+        {
+            for delta in diff.deltas() {
+                match delta.status() {
+                    Delta::Deleted => {
+                        deleted.extend(delta.old_file().path().map(Path::to_path_buf))
+                    }
+                    status if is_change(status) => {
+                        candidates.extend(delta.new_file().path().map(Path::to_path_buf))
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let mut edited: Vec<&Path> = Vec::new();
+        let mut gone: Vec<&Path> = Vec::new();
+        for delta in in_work_tree.iter().flat_map(|diff| diff.deltas()) {
+            match delta.status() {
+                Delta::Deleted => gone.extend(delta.old_file().path()),
+                status if is_change(status) => edited.extend(delta.new_file().path()),
+                _ => {}
+            }
+        }
+        edited.sort();
+        gone.sort();
+        candidates.sort();
+        candidates.dedup();
+        let mut files = Vec::new();
+        for path in candidates {
+            if gone.binary_search(&path.as_path()).is_err()
+                && self.differs_from_base(&base_tree, &index, &edited, &path)?
+            {
+                files.push(path);
+            }
+        }
+        for root in self.untracked_roots(&index, proposal_prefixes, tables, &deleted) {
+            self.untracked_under(&index, &root, &mut files);
+        }
         files.sort();
         files.dedup();
         Ok(files)
+    }
+
+    /// The index entries whose file may differ from what the index recorded, by one stat each:
+    /// a stat that does not match the entry's, or a file modified no earlier than the index was
+    /// written (git's racy case). libgit2 decides about these, with their contents.
+    fn maybe_edited(&self, index: &Index) -> Vec<PathBuf> {
+        let index_written = std::fs::metadata(self.repo.path().join("index"))
+            .and_then(|m| m.modified())
+            .ok();
+        index
+            .iter()
+            .filter_map(|entry| {
+                let path = entry_path(&entry.path);
+                let unchanged =
+                    std::fs::symlink_metadata(self.root.join(&path)).is_ok_and(|file| {
+                        stat_matches(&entry, &file)
+                            && index_written.is_some_and(|w| file.modified().is_ok_and(|m| m < w))
+                    });
+                (!unchanged).then_some(path)
+            })
+            .collect()
+    }
+
+    /// Whether the working tree's `path`, changed in one of the steps from `base` to it and still
+    /// there, ends up other than at `base`: a change committed and reverted in the index or the
+    /// working tree is none. Its final content is the index entry's, unless it was edited in the working tree
+    /// since, then a diff of that one path decides.
+    fn differs_from_base(
+        &self,
+        base_tree: &Tree<'_>,
+        index: &Index,
+        edited: &[&Path],
+        path: &Path,
+    ) -> Result<bool, String> {
+        let at_base = base_tree.get_path(path).ok();
+        if edited.binary_search(&path).is_ok() {
+            if at_base.is_none() {
+                return Ok(true);
+            }
+            let mut options = DiffOptions::new();
+            options
+                .include_typechange(true)
+                .disable_pathspec_match(true)
+                .pathspec(path);
+            let diff = self
+                .repo
+                .diff_tree_to_workdir_with_index(Some(base_tree), Some(&mut options))
+                .map_err(|e| {
+                    format!(
+                        "cannot compare `{}` with the base: {}",
+                        path.display(),
+                        e.message()
+                    )
+                })?;
+            return Ok(diff.deltas().any(|d| is_change(d.status())));
+        }
+        // Not in the index (removed from it): the untracked-file search decides.
+        let Some(entry) = index.get_path(path, 0) else {
+            return Ok(false);
+        };
+        Ok(at_base.is_none_or(|b| b.id() != entry.id || b.filemode() as u32 != entry.mode))
+    }
+
+    /// Where an untracked file can matter: under the proposals' prefixes, and in a table's
+    /// directory unless its `metadata/version-hint.text` is tracked and nothing under it was
+    /// deleted. With the hint tracked (a change to it is seen), an untracked file does not
+    /// change which metadata file the table's location names, so the table stays untouched;
+    /// without one, the newest `vN.metadata.json` is the table's, so a hand-written one must be
+    /// seen (a `metadata-drift` finding).
+    fn untracked_roots(
+        &self,
+        index: &Index,
+        proposal_prefixes: &[PathBuf],
+        tables: &[PathBuf],
+        deleted: &[PathBuf],
+    ) -> Vec<PathBuf> {
+        let hinted = |table: &Path| {
+            index
+                .get_path(&table.join("metadata/version-hint.text"), 0)
+                .is_some()
+                && !deleted.iter().any(|d| d.starts_with(table))
+        };
+        let mut roots: Vec<PathBuf> = proposal_prefixes
+            .iter()
+            .cloned()
+            .chain(tables.iter().filter(|t| !hinted(t)).cloned())
+            .collect();
+        roots.sort();
+        roots.dedup();
+        // A root inside another is walked with it.
+        let mut outer: Vec<PathBuf> = Vec::new();
+        for root in roots {
+            if !outer.last().is_some_and(|o| root.starts_with(o)) {
+                outer.push(root);
+            }
+        }
+        outer
+    }
+
+    /// The files under `root` (relative to the root; it may be a file) that are neither in the
+    /// index nor ignored, found as `git status` finds them: a symbolic link is a file, never
+    /// followed, so a link on the way to `root` is the only path seen there.
+    fn untracked_under(&self, index: &Index, root: &Path, files: &mut Vec<PathBuf>) {
+        let mut on_the_way = PathBuf::new();
+        for part in root.components() {
+            on_the_way.push(part);
+            if on_the_way == root {
+                break;
+            }
+            match std::fs::symlink_metadata(self.root.join(&on_the_way)) {
+                Ok(metadata) if metadata.is_dir() => {}
+                Ok(_) => return self.if_untracked(index, on_the_way, files),
+                Err(_) => return,
+            }
+        }
+        let mut pending = vec![root.to_path_buf()];
+        while let Some(path) = pending.pop() {
+            let Ok(metadata) = std::fs::symlink_metadata(self.root.join(&path)) else {
+                continue;
+            };
+            if !metadata.is_dir() {
+                self.if_untracked(index, path, files);
+                continue;
+            }
+            if path.file_name().is_some_and(|n| n == ".git") {
+                continue;
+            }
+            // An unreadable directory shows nothing, as it would to git.
+            let Ok(entries) = std::fs::read_dir(self.root.join(&path)) else {
+                continue;
+            };
+            pending.extend(entries.flatten().map(|e| path.join(e.file_name())));
+        }
+    }
+
+    fn if_untracked(&self, index: &Index, path: PathBuf, files: &mut Vec<PathBuf>) {
+        let tracked = index.get_path(&path, 0).is_some();
+        if !tracked && !self.repo.status_should_ignore(&path).unwrap_or(false) {
+            files.push(path);
+        }
     }
 
     fn tree(&self, commit: Oid) -> Result<Tree<'_>, String> {
@@ -209,10 +417,7 @@ impl Repo {
 
     /// The files of `commit`, for reading the base.
     pub fn files_at(&self, commit: Oid) -> Result<CommitFiles<'_>, String> {
-        Ok(CommitFiles {
-            repo: &self.repo,
-            tree: self.tree(commit)?,
-        })
+        Ok(CommitFiles::new(&self.repo, self.tree(commit)?))
     }
 
     /// Every version of the table at `path` (a metadata file or table directory, relative to the
@@ -225,12 +430,9 @@ impl Repo {
         while let Some(commit) = next {
             // Through links, so a table reached by one changes when its files do.
             let entry = commit.tree().ok().and_then(|tree| {
-                let files = CommitFiles {
-                    repo: &self.repo,
-                    tree,
-                };
+                let files = CommitFiles::new(&self.repo, tree);
                 let real = files.resolve(path).ok()?;
-                files.tree.get_path(&real).ok().map(|e| e.id())
+                files.entry(&real).map(|e| e.id)
             });
             next = commit.parent(0).ok();
             chain.push((commit, entry));
@@ -246,10 +448,7 @@ impl Repo {
                 continue;
             }
             let Ok(tree) = commit.tree() else { continue };
-            let files = CommitFiles {
-                repo: &self.repo,
-                tree,
-            };
+            let files = CommitFiles::new(&self.repo, tree);
             // An old version that cannot be read is skipped: history informs findings, it must
             // not make the gate fail.
             let Ok(location) = locate_in(&files, path) else {
@@ -266,6 +465,67 @@ impl Repo {
         }
         Ok(versions)
     }
+}
+
+/// libgit2 matches every path against every pathspec: past this many, one walk of the whole
+/// working tree costs less than the matching.
+const MAX_PATHSPECS: usize = 256;
+
+/// Whether `file`'s stat is the one the index recorded for `entry`, field by field as git
+/// compares them; any difference leaves the decision to the contents.
+#[cfg(unix)]
+fn stat_matches(entry: &IndexEntry, file: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let mode = if file.file_type().is_symlink() {
+        LINK_MODE as u32
+    } else if file.is_file() && file.mode() & 0o111 != 0 {
+        0o100755
+    } else if file.is_file() {
+        0o100644
+    } else {
+        return false;
+    };
+    // The index keeps the low 32 bits of each, as git does.
+    entry.mode == mode
+        && entry.file_size == file.size() as u32
+        && i64::from(entry.mtime.seconds()) == file.mtime()
+        && i64::from(entry.mtime.nanoseconds()) == file.mtime_nsec()
+        && i64::from(entry.ctime.seconds()) == file.ctime()
+        && i64::from(entry.ctime.nanoseconds()) == file.ctime_nsec()
+        && entry.ino == file.ino() as u32
+        && entry.dev == file.dev() as u32
+        && entry.uid == file.uid()
+        && entry.gid == file.gid()
+}
+
+/// Without unix stat fields every entry is left to libgit2.
+#[cfg(not(unix))]
+fn stat_matches(_: &IndexEntry, _: &std::fs::Metadata) -> bool {
+    false
+}
+
+#[cfg(unix)]
+fn entry_path(bytes: &[u8]) -> PathBuf {
+    use std::os::unix::ffi::OsStrExt;
+    PathBuf::from(std::ffi::OsStr::from_bytes(bytes))
+}
+
+#[cfg(not(unix))]
+fn entry_path(bytes: &[u8]) -> PathBuf {
+    PathBuf::from(String::from_utf8_lossy(bytes).into_owned())
+}
+
+/// A delta that leaves a file to read: what `check` counts as changed.
+fn is_change(status: Delta) -> bool {
+    matches!(
+        status,
+        Delta::Added
+            | Delta::Modified
+            | Delta::Renamed
+            | Delta::Copied
+            | Delta::Untracked
+            | Delta::Typechange
+    )
 }
 
 fn commit_info(commit: &Commit<'_>) -> CommitInfo {
@@ -288,6 +548,16 @@ fn commit_info(commit: &Commit<'_>) -> CommitInfo {
 pub struct CommitFiles<'r> {
     repo: &'r Repository,
     tree: Tree<'r>,
+    /// The directories looked into, by path: libgit2 caches no tree over 4 KB, so a lookup from
+    /// the root would read a directory of 10,000 tables again for every path under it.
+    trees: RefCell<HashMap<PathBuf, Tree<'r>>>,
+}
+
+/// What a commit's tree holds at a path.
+struct Entry {
+    id: Oid,
+    mode: i32,
+    kind: Option<ObjectType>,
 }
 
 /// Git's file mode of a symbolic link; its blob holds the target path.
@@ -296,10 +566,44 @@ const LINK_MODE: i32 = 0o120000;
 /// More links than this in one path is a loop (Linux's limit).
 const MAX_LINKS: usize = 40;
 
-impl CommitFiles<'_> {
+impl<'r> CommitFiles<'r> {
+    fn new(repo: &'r Repository, tree: Tree<'r>) -> CommitFiles<'r> {
+        CommitFiles {
+            repo,
+            tree,
+            trees: RefCell::new(HashMap::new()),
+        }
+    }
+
+    /// The entry at `path` (no links followed), looked up in its directory's cached tree.
+    fn entry(&self, path: &Path) -> Option<Entry> {
+        let name = path.file_name()?;
+        let parent = path.parent().unwrap_or(Path::new(""));
+        let found = |tree: &Tree<'r>| {
+            tree.get_name_bytes(name.as_encoded_bytes()).map(|e| Entry {
+                id: e.id(),
+                mode: e.filemode(),
+                kind: e.kind(),
+            })
+        };
+        if parent.as_os_str().is_empty() {
+            return found(&self.tree);
+        }
+        if let Some(tree) = self.trees.borrow().get(parent) {
+            return found(tree);
+        }
+        let directory = self
+            .entry(parent)
+            .filter(|e| e.kind == Some(ObjectType::Tree))?;
+        let tree = self.repo.find_tree(directory.id).ok()?;
+        let entry = found(&tree);
+        self.trees.borrow_mut().insert(parent.to_path_buf(), tree);
+        entry
+    }
+
     fn kind(&self, path: &Path) -> Option<ObjectType> {
         let real = self.resolve(path).ok()?;
-        self.tree.get_path(&real).ok()?.kind()
+        self.entry(&real)?.kind
     }
 
     /// `path` with every symbolic link on it replaced by its target, within the tree. A target
@@ -330,11 +634,7 @@ impl CommitFiles<'_> {
                 }
                 name => {
                     let candidate = resolved.join(name);
-                    let link = self
-                        .tree
-                        .get_path(&candidate)
-                        .ok()
-                        .filter(|e| e.filemode() == LINK_MODE);
+                    let link = self.entry(&candidate).filter(|e| e.mode == LINK_MODE);
                     let Some(link) = link else {
                         resolved = candidate;
                         continue;
@@ -346,7 +646,7 @@ impl CommitFiles<'_> {
                             path.display()
                         ));
                     }
-                    let blob = self.repo.find_blob(link.id()).map_err(|e| {
+                    let blob = self.repo.find_blob(link.id).map_err(|e| {
                         format!("cannot read `{}`: {}", candidate.display(), e.message())
                     })?;
                     let target = String::from_utf8_lossy(blob.content()).into_owned();
@@ -378,12 +678,11 @@ impl Files for CommitFiles<'_> {
     fn read_to_string(&self, path: &Path) -> Result<String, String> {
         let real = self.resolve(path)?;
         let entry = self
-            .tree
-            .get_path(&real)
-            .map_err(|_| format!("`{}` is not in the commit", path.display()))?;
+            .entry(&real)
+            .ok_or_else(|| format!("`{}` is not in the commit", path.display()))?;
         let blob = self
             .repo
-            .find_blob(entry.id())
+            .find_blob(entry.id)
             .map_err(|e| format!("cannot read `{}`: {}", path.display(), e.message()))?;
         String::from_utf8(blob.content().to_vec())
             .map_err(|_| format!("`{}` is not UTF-8 text", path.display()))
@@ -392,12 +691,11 @@ impl Files for CommitFiles<'_> {
     fn list(&self, dir: &Path) -> Result<Vec<String>, String> {
         let real = self.resolve(dir)?;
         let entry = self
-            .tree
-            .get_path(&real)
-            .map_err(|_| format!("`{}` is not in the commit", dir.display()))?;
+            .entry(&real)
+            .ok_or_else(|| format!("`{}` is not in the commit", dir.display()))?;
         let tree = self
             .repo
-            .find_tree(entry.id())
+            .find_tree(entry.id)
             .map_err(|e| format!("cannot list `{}`: {}", dir.display(), e.message()))?;
         Ok(tree
             .iter()

@@ -2,7 +2,7 @@
 //! match within one path segment, `[abc]`/`[a-z]`/`[!x]` one character of a class, and `**` as a
 //! whole segment any number of segments (none included). Paths use `/` whatever the platform.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// `pattern`, written relative to `dir` (the configuration's directory, relative to the
 /// repository root), as a pattern relative to the root. Leading `..` segments climb out of
@@ -42,6 +42,16 @@ pub fn matches(pattern: &str, path: &str) -> bool {
         .collect();
     let path: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
     segments(&pattern, &path)
+}
+
+/// The segments of `pattern` before its first wildcard: every path it matches lies under them.
+pub fn literal_prefix(pattern: &str) -> PathBuf {
+    pattern
+        .trim_start_matches("./")
+        .split('/')
+        .filter(|s| !s.is_empty())
+        .take_while(|s| !s.contains(['*', '?', '[']))
+        .collect()
 }
 
 fn segments(pattern: &[&str], path: &[&str]) -> bool {
@@ -105,7 +115,7 @@ fn class(pattern: &[u8]) -> Option<(ClassMatcher<'_>, &[u8])> {
 mod tests {
     use std::path::Path;
 
-    use super::{from_dir, matches};
+    use super::{from_dir, literal_prefix, matches};
 
     #[test]
     fn patterns_are_made_relative_to_the_root_and_kept_inside_it() {
@@ -128,6 +138,20 @@ mod tests {
         assert!(absolute.contains("is an absolute path"), "{absolute}");
         let wild = from_dir(dir, "*/../x.sql").unwrap_err();
         assert!(wild.contains("after a wildcard"), "{wild}");
+    }
+
+    #[test]
+    fn the_literal_prefix_holds_every_match() {
+        let cases = [
+            ("migrations/**/*.sql", "migrations"),
+            ("lake/db/v[12]/*.yaml", "lake/db"),
+            ("./schemas/users.yaml", "schemas/users.yaml"),
+            ("*.sql", ""),
+            ("a?/b.sql", ""),
+        ];
+        for (pattern, prefix) in cases {
+            assert_eq!(literal_prefix(pattern), Path::new(prefix), "{pattern}");
+        }
     }
 
     #[test]

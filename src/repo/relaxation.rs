@@ -59,8 +59,9 @@ pub fn relaxations(base: &Config, head: &Config) -> Vec<Relaxation> {
             ));
         }
     }
+    let head_tables = head.table_index();
     for entry in &base.tables {
-        match head.table(&entry.name) {
+        match head_tables.table(&entry.name) {
             Some(now) => out.extend(table_relaxations(base, head, entry, now)),
             None => out.push(Relaxation {
                 span: None,
@@ -83,7 +84,8 @@ fn table_relaxations(
     now: &TableConfig,
 ) -> Vec<Relaxation> {
     let name = &was.name;
-    let (b, h) = (base.settings_for(name), head.settings_for(name));
+    // The entries themselves: looking each name up again costs a pass over every table.
+    let (b, h) = (base.settings_of(Some(was)), head.settings_of(Some(now)));
     let mut out = Vec::new();
     let mut push = |span: Span, message: String| {
         out.push(Relaxation {
