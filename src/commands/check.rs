@@ -19,13 +19,14 @@ use crate::cli::{CheckArgs, ReportFormatArg};
 use crate::commands::drift::{self, Drift};
 use crate::commands::failure::{Failure, LocatedError};
 use crate::commands::input::{
-    LoadedTable, ReadProposal, describe, file_history, parse_metadata, parse_proposal,
-    read_source_named, schema_file_failure,
+    LoadedTable, ReadProposal, describe, file_history, iceberg_table, parse_metadata,
+    parse_proposal, read_source_named, schema_file_failure,
 };
 use crate::commands::lint::{locate_related, now_ms, threshold, write_report};
 use crate::commands::pipeline::Judgement;
 use crate::commands::policy::Policy;
 use crate::commands::routing::{Item, is_proposal, metadata_outside, parse_all, route, slashed};
+use crate::commands::settings::config_failure_in;
 use crate::commands::verification;
 use crate::evolve::evolve;
 use crate::finding::{Finding, Severity};
@@ -258,22 +259,6 @@ pub fn config_failure(config: &Config, errors: Vec<ConfigError>) -> Failure {
     config_failure_in(&config.source, errors)
 }
 
-fn config_failure_in(source: &crate::change::Source, errors: Vec<ConfigError>) -> Failure {
-    Failure::Located(
-        errors
-            .into_iter()
-            .map(|e| {
-                LocatedError::new(
-                    source,
-                    e.span,
-                    format!("invalid configuration: {}", e.message),
-                    e.help,
-                )
-            })
-            .collect(),
-    )
-}
-
 /// One configured table, and where to read it.
 struct TableAt<'a> {
     repo: &'a Repo,
@@ -485,13 +470,7 @@ impl TableAt<'_> {
             name: location.metadata_file.display().to_string(),
             text,
         });
-        let metadata = parse_metadata(&source)?;
-        Ok(Some(LoadedTable {
-            location,
-            source,
-            metadata,
-            description: None,
-        }))
+        iceberg_table(location, source).map(Some)
     }
 
     /// A `metadata-drift` finding when the committed metadata is not what the proposals give.

@@ -418,8 +418,12 @@ pub fn table_from_source(location: TableLocation, source: Source) -> Result<Load
             }),
         });
     }
-    let root = parse_json(&source)?;
-    let metadata = metadata_from_json(&source, &root)?;
+    iceberg_table(location, source)
+}
+
+/// A table read from its Iceberg metadata file (a working-tree file or a git blob).
+pub fn iceberg_table(location: TableLocation, source: Source) -> Result<LoadedTable, Failure> {
+    let metadata = parse_metadata(&source)?;
     Ok(LoadedTable {
         location,
         source,

@@ -14,7 +14,7 @@ use crate::cli::{LintArgs, ReportFormatArg};
 use crate::commands::check::{config_failure, load_repo_config, repo_config_path};
 use crate::commands::failure::Failure;
 use crate::commands::input::{
-    FileKind, LoadedTable, ReadProposal, parse_metadata, parse_proposal, read_source_named,
+    FileKind, LoadedTable, ReadProposal, iceberg_table, parse_proposal, read_source_named,
     state_after, table_from_source,
 };
 use crate::commands::lint::{locate_related, threshold, write_report};
@@ -357,11 +357,5 @@ fn committed_table(git: &Repo, path: &Path, prefix: &Path) -> Result<Option<Load
         return Ok(None);
     }
     let source = Arc::new(SourceFile { name, text });
-    let metadata = parse_metadata(&source)?;
-    Ok(Some(LoadedTable {
-        location,
-        source,
-        metadata,
-        description: None,
-    }))
+    iceberg_table(location, source).map(Some)
 }

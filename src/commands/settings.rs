@@ -3,12 +3,13 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::change::Source;
 use crate::cli::{DialectArg, ProposalArgs};
 use crate::commands::failure::{Failure, LocatedError};
 use crate::commands::input::read_source;
 use crate::frontend::ddl::Dialect;
 use crate::judge::Settings;
-use crate::repo::config::{CONFIG_FILE, Config};
+use crate::repo::config::{CONFIG_FILE, Config, ConfigError};
 use crate::rules::{Compatibility, Mapping};
 
 pub struct Resolved {
@@ -88,19 +89,22 @@ pub fn resolve_with(
 
 pub fn load_config(path: &Path) -> Result<Config, Failure> {
     let source = read_source(path)?;
-    Config::parse(source.clone()).map_err(|errors| {
-        Failure::Located(
-            errors
-                .into_iter()
-                .map(|e| {
-                    LocatedError::new(
-                        &source,
-                        e.span,
-                        format!("invalid configuration: {}", e.message),
-                        e.help,
-                    )
-                })
-                .collect(),
-        )
-    })
+    Config::parse(source.clone()).map_err(|errors| config_failure_in(&source, errors))
+}
+
+/// The configuration's errors, located in `source` (the file they were read from).
+pub fn config_failure_in(source: &Source, errors: Vec<ConfigError>) -> Failure {
+    Failure::Located(
+        errors
+            .into_iter()
+            .map(|e| {
+                LocatedError::new(
+                    source,
+                    e.span,
+                    format!("invalid configuration: {}", e.message),
+                    e.help,
+                )
+            })
+            .collect(),
+    )
 }

@@ -9,9 +9,10 @@ use crate::change::{Origin, Source, Span};
 use crate::commands::failure::{Failure, LocatedError};
 use crate::commands::input::LoadedTable;
 use crate::commands::pipeline::Judgement;
+use crate::commands::settings::config_failure_in;
 use crate::finding::Severity;
 use crate::judge::Settings;
-use crate::repo::config::{ConfigError, Sample, SampleKind};
+use crate::repo::config::{Sample, SampleKind};
 use crate::repo::git::Repo;
 use crate::repo::sample as sample_paths;
 use crate::verify::gate::{RULE, SampleFile, from_manifests, looked_up, verify};
@@ -231,7 +232,7 @@ pub fn listed(
         SampleKind::Paths(entries) => entries,
     };
     let files = sample_paths::resolve(entries, dir, root)
-        .map_err(|errors| config_errors(config, errors))?;
+        .map_err(|errors| config_failure_in(config, errors))?;
     // Read through the path relative to the current directory where there is one, so a report
     // names a local copy (`read_from`) only when the file really is read from elsewhere.
     let cwd = std::env::current_dir()
@@ -264,22 +265,6 @@ fn relative_to(path: &Path, from: &Path) -> String {
         .map(|c| c.as_os_str().to_string_lossy().into_owned())
         .collect::<Vec<_>>()
         .join("/")
-}
-
-fn config_errors(config: &Source, errors: Vec<ConfigError>) -> Failure {
-    Failure::Located(
-        errors
-            .into_iter()
-            .map(|e| {
-                LocatedError::new(
-                    config,
-                    e.span,
-                    format!("invalid configuration: {}", e.message),
-                    e.help,
-                )
-            })
-            .collect(),
-    )
 }
 
 /// `apply`'s request: `--no-verify` reads nothing; `--verify FILE` and `--sample N` win over the
