@@ -85,4 +85,14 @@ def markdown(results: dict) -> str:
             f"| {seconds(row['pyarrow_s'])} | {row['pyarrow_rss_mb']:.0f} MB | {seconds(row['pyiceberg_s'])} | {row['pyiceberg_rss_mb']:.0f} MB "
             f"| {row['pyarrow_s'] / row['fieldgate_s']:.2f} |"
         )
+    lsp = results["lsp"]
+    out += [
+        "",
+        f"**lsp** (`fieldgate lsp` over stdio: `didChange` written to `publishDiagnostics` read, debounce included, {lsp['edits']} edits; a burst of 10 keystrokes 10 ms apart timed from the last; a hover while a 50 MB buffer is judged)",
+        "",
+        "| table | median | p95 | max | burst (published once, last version) | hover during 50 MB |",
+        "| ---: | ---: | ---: | ---: | ---: | ---: |",
+        f"| {lsp['columns']} columns, {lsp['schemas']} schemas | {lsp['median_ms']:.0f} ms | {lsp['p95_ms']:.0f} ms | {lsp['max_ms']:.0f} ms "
+        f"| {lsp['burst_ms']:.0f} ms ({'yes' if lsp['burst_published_last_only'] else 'NO'}) | {lsp['hover_during_50mb_ms']:.0f} ms |",
+    ]
     return "\n".join(out) + "\n"

@@ -21,6 +21,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 import lake
+import lsp_latency
 import measure
 from report import markdown
 
@@ -46,6 +47,7 @@ SCALES = {
         ],
         "check_tables": 10_000,
         "parquet_mb": [1, 100, 500],
+        "lsp": (1000, 100, 30),
         "repeat": 3,
     },
     "quick": {
@@ -58,6 +60,7 @@ SCALES = {
         ],
         "check_tables": 50,
         "parquet_mb": [1],
+        "lsp": (200, 20, 3),
         "repeat": 1,
     },
 }
@@ -299,6 +302,9 @@ def main() -> None:
     results["check"] = bench_check(binary, work, tables, scale["check_tables"], repeat)
     print("verify", file=sys.stderr)
     results["verify"] = bench_verify(binary, work, scale["parquet_mb"], repeat)
+    columns, schemas, edits = scale["lsp"]
+    print(f"lsp latency on {columns} columns, {schemas} schemas", file=sys.stderr)
+    results["lsp"] = lsp_latency.measure(binary, work, columns, schemas, edits)
     results["after"] = conditions()
     (work / "results.json").write_text(json.dumps(results, indent=2))
     text = markdown(results)

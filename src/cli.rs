@@ -40,6 +40,9 @@ pub enum Command {
     /// Print a manual page (roff): fieldgate's own, or one command's; or write every page to a
     /// directory.
     Man(ManArgs),
+    /// Run the language server on stdio for an editor (LSP 3.17): live findings in open
+    /// migrations, schema files and fieldgate.yaml, hovers on rule names, quick fixes.
+    Lsp,
 }
 
 #[derive(Debug, Args)]

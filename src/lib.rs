@@ -14,6 +14,7 @@ pub mod frontend;
 pub mod iceberg;
 pub mod json;
 pub mod judge;
+pub mod lsp;
 pub mod proposal;
 pub mod repo;
 pub mod report;

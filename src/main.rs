@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use clap::Parser;
 use fieldgate::cli::{Cli, Command};
 use fieldgate::commands::failure::Failure;
-use fieldgate::commands::{apply, catalogue, check, completions, init, lint, man, verify};
+use fieldgate::commands::{apply, catalogue, check, completions, init, lint, lsp, man, verify};
 use fieldgate::report::human::handler_with;
 
 /// Exit codes of CLI.md: 0 passed, 1 the gate failed, 2 fieldgate could not run.
@@ -55,6 +55,7 @@ fn main() -> ExitCode {
         Command::Verify(args) => verify::run(args, &mut stdout),
         Command::Completions(args) => completions::run(args, &mut stdout),
         Command::Man(args) => man::run(args, &mut stdout),
+        Command::Lsp => lsp::run(),
     };
     exit_code(outcome)
 }

@@ -9,7 +9,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::change::{SourceFile, StatementKind};
+use crate::change::{Source, SourceFile, StatementKind};
 use crate::cli::{LintArgs, ReportFormatArg};
 use crate::commands::check::{config_failure, load_repo_config, repo_config_path};
 use crate::commands::failure::Failure;
@@ -19,8 +19,10 @@ use crate::commands::input::{
 };
 use crate::commands::lint::{locate_related, threshold, write_report};
 use crate::commands::pipeline::{self, Judgement, Target, judge_read};
-use crate::commands::routing::{Item, is_proposal, metadata_outside, parse_all, route};
-use crate::commands::settings::resolve_with;
+use crate::commands::routing::{
+    Item, is_proposal, metadata_outside, parse_sources, route, slashed,
+};
+use crate::commands::settings::{Resolved, resolve_with};
 use crate::frontend::ddl::Dialect;
 use crate::iceberg::metadata::TableMetadata;
 use crate::judge::Settings;
@@ -42,6 +44,39 @@ pub struct RepoConfig {
     root: PathBuf,
     /// The configuration file itself, canonical, so it is never taken for a proposal.
     file: PathBuf,
+}
+
+impl RepoConfig {
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The configuration's directory, relative to the root.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    pub fn git(&self) -> Option<&Repo> {
+        self.git.as_ref()
+    }
+
+    /// Why `canonical` (a file's real path, `relative` to the root when inside it) is not one
+    /// of the configuration's proposals; `None` when it is.
+    pub fn skip_reason(
+        &self,
+        relative: Option<&Path>,
+        canonical: &Path,
+    ) -> Result<Option<String>, Failure> {
+        let globs = self
+            .config
+            .proposal_globs(&self.dir)
+            .map_err(|errors| config_failure(&self.config, errors))?;
+        Ok(skip_reason(self, &globs, relative, canonical))
+    }
 }
 
 /// The configuration `lint` routes by: `--config`, else `./fieldgate.yaml`, else the one at the
@@ -121,18 +156,37 @@ fn judge_all(
     cwd: &Path,
     now_ms: i64,
 ) -> Result<(Vec<(Judgement, Settings)>, usize), Failure> {
+    let resolved = resolve_with(
+        &args.proposal,
+        Some(repo.config.clone()),
+        Some(repo.file.clone()),
+    );
+    let files = proposal_files(repo, cwd, &args.proposal.files)?;
+    let mut sources = Vec::new();
+    for file in &files {
+        sources.push((file.clone(), read_source_named(file, slashed(file))?));
+    }
+    let table = args.proposal.table.as_deref();
+    let judged = judge_sources(repo, &resolved, table, sources, cwd, now_ms)?;
+    Ok((judged, files.len()))
+}
+
+/// Proposal texts (each with its path, relative to `cwd`, in path order) routed to their tables
+/// and judged, every touched table in the configuration's order: what `lint` does with the files
+/// it reads, and what the language server does with unsaved buffers. `table` is `--table`.
+pub fn judge_sources(
+    repo: &RepoConfig,
+    resolved: &Resolved,
+    table: Option<&str>,
+    sources: Vec<(PathBuf, Source)>,
+    cwd: &Path,
+    now_ms: i64,
+) -> Result<Vec<(Judgement, Settings)>, Failure> {
     let RepoConfig {
         config, dir, root, ..
     } = repo;
-    let resolved = resolve_with(
-        &args.proposal,
-        Some(config.clone()),
-        Some(repo.file.clone()),
-    );
     let dialect = pipeline::dialect(resolved.dialect);
-    let files = proposal_files(repo, cwd, &args.proposal.files)?;
-    let file_refs: Vec<&PathBuf> = files.iter().collect();
-    let items = parse_all(&file_refs, dialect, |file| Ok(file.to_path_buf()))?;
+    let items = parse_sources(sources, dialect)?;
     let routed = route(config, items)?;
     // A table whose first proposal creates it needs no metadata on disk yet.
     let created: Vec<PathBuf> = config
@@ -156,6 +210,7 @@ fn judge_all(
     let work_tree = RepoWorkTree::new(&root)?;
     let mut judged = Vec::new();
     let mut errors = Vec::new();
+    let table_name = table;
     for ((table, path), items) in config.tables.iter().zip(&locations).zip(&routed) {
         if items.is_empty() {
             continue;
@@ -174,12 +229,12 @@ fn judge_all(
         let read = read_in_order(items, dialect, base.as_ref().map(|b| &b.metadata));
         let judgement = read.and_then(|proposals| {
             let target = Target {
-                table: Some(args.proposal.table.clone().unwrap_or(table.name.clone())),
+                table: Some(table_name.map_or(table.name.clone(), str::to_string)),
                 base,
                 metadata: Some(&metadata),
             };
             let location = metadata.display().to_string();
-            judge_read(&resolved, target, proposals, location, now_ms)
+            judge_read(resolved, target, proposals, location, now_ms)
         });
         match judgement {
             Ok(mut judgement) => {
@@ -195,7 +250,7 @@ fn judge_all(
     if !errors.is_empty() {
         return Err(Failure::Located(errors));
     }
-    Ok((judged, files.len()))
+    Ok(judged)
 }
 
 /// The files given that are proposals, as given, in path order. The rest are named on stderr

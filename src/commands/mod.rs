@@ -10,6 +10,7 @@ pub mod init;
 pub mod input;
 pub mod lint;
 pub mod lint_routed;
+pub mod lsp;
 pub mod man;
 pub mod pipeline;
 pub mod policy;

@@ -86,14 +86,27 @@ pub fn parse_all(
     dialect: Dialect,
     read_from: impl Fn(&Path) -> Result<PathBuf, Failure>,
 ) -> Result<Vec<Item>, Failure> {
-    let mut items = Vec::new();
-    let mut errors = Vec::new();
+    let mut sources = Vec::new();
     for file in files {
         let source = read_source_named(&read_from(file)?, slashed(file))?;
+        sources.push((file.to_path_buf(), source));
+    }
+    parse_sources(sources, dialect)
+}
+
+/// Proposal texts already at hand (an editor's unsaved buffers), each with its path, parsed as
+/// [`parse_all`] parses the files it reads.
+pub fn parse_sources(
+    sources: Vec<(PathBuf, Source)>,
+    dialect: Dialect,
+) -> Result<Vec<Item>, Failure> {
+    let mut items = Vec::new();
+    let mut errors = Vec::new();
+    for (file, source) in sources {
         let parsed = match FileKind::of(&source.name, &source.text) {
             Some(FileKind::SchemaFile(format)) => SchemaFile::parse(&source.text, format)
                 .map(|schema| Item::SchemaFile {
-                    path: file.to_path_buf(),
+                    path: file.clone(),
                     source: source.clone(),
                     table: schema.table.clone(),
                     table_span: schema.table_span,
@@ -113,7 +126,7 @@ pub fn parse_all(
             )])),
             _ => parse_proposal(source, dialect, None).and_then(|proposal| match proposal {
                 Proposal::Ddl(statements) => Ok(Item::Ddl {
-                    path: file.to_path_buf(),
+                    path: file.clone(),
                     statements,
                 }),
                 _ => Err(Failure::Message(format!(

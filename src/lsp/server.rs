@@ -1,0 +1,256 @@
+//! The main loop: initialize, then edits, hovers and code actions answered in order, judging
+//! handed to the worker. Every request gets an answer: unknown methods `MethodNotFound`,
+//! parameters that do not parse `InvalidParams`, a document the server does not hold an empty
+//! result.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::thread;
+use std::time::Duration;
+
+use lsp_server::{Connection, ErrorCode, Message, Notification, Request, Response};
+use lsp_types::notification::{
+    DidChangeTextDocument, DidCloseTextDocument, DidOpenTextDocument, DidSaveTextDocument,
+    Notification as _,
+};
+use lsp_types::request::{CodeActionRequest, HoverRequest, Request as _};
+use lsp_types::{
+    CodeActionParams, CodeActionProviderCapability, Diagnostic, DidChangeTextDocumentParams,
+    DidCloseTextDocumentParams, DidOpenTextDocumentParams, HoverParams, HoverProviderCapability,
+    InitializeParams, PositionEncodingKind, SaveOptions, ServerCapabilities, ServerInfo,
+    TextDocumentSyncCapability, TextDocumentSyncKind, TextDocumentSyncOptions,
+    TextDocumentSyncSaveOptions, Url,
+};
+use serde::de::DeserializeOwned;
+
+use super::links::{CataloguePages, cache_dir};
+use super::text::{Encoding, apply_edit};
+use super::transport::{self, log};
+use super::worker::{Doc, Shared, Worker};
+use super::{Judge, actions, hover};
+
+/// How long a document must be left alone before it is judged: a burst of keystrokes is judged
+/// once, and a judgement of a 1,000-column table still lands well within 150 ms of the last.
+const DEBOUNCE: Duration = Duration::from_millis(40);
+
+/// Serves one client on stdio until it exits. `Err` only when the connection itself failed.
+pub fn serve(judge: Arc<dyn Judge>) -> Result<(), String> {
+    let io = transport::stdio().map_err(|e| format!("cannot start the server: {e}"))?;
+    let connection = Connection {
+        sender: io.sender.clone(),
+        receiver: io.receiver.clone(),
+    };
+    let (id, params) = connection
+        .initialize_start()
+        .map_err(|e| format!("the client did not initialize: {e}"))?;
+    // A client's capabilities that do not parse are treated as none, not refused.
+    let params: InitializeParams = serde_json::from_value(params).unwrap_or_default();
+    let encoding = encoding_of(&params);
+    let result = serde_json::json!({
+        "capabilities": capabilities(encoding),
+        "serverInfo": ServerInfo { name: "fieldgate".into(), version: Some(env!("CARGO_PKG_VERSION").into()) },
+    });
+    connection
+        .initialize_finish(id, result)
+        .map_err(|e| format!("the client did not finish initializing: {e}"))?;
+
+    let shared = Shared::new(DEBOUNCE);
+    let worker = Worker {
+        shared: Arc::clone(&shared),
+        judge,
+        links: Box::new(CataloguePages::write_under(&cache_dir())),
+        encoding,
+        client: connection.sender.clone(),
+    };
+    thread::Builder::new()
+        .name("lsp-judge".into())
+        .spawn(move || worker.run())
+        .map_err(|e| format!("cannot start judging: {e}"))?;
+    // Neither the worker nor the writer is waited for at exit: a judgement of a large file may
+    // still be running, and the client already has every answer it asked for (the shutdown
+    // reply was written before it sent `exit`).
+    let outcome = main_loop(&connection, &shared, encoding);
+    shared.stop();
+    outcome
+}
+
+fn main_loop(connection: &Connection, shared: &Shared, encoding: Encoding) -> Result<(), String> {
+    for message in &connection.receiver {
+        match message {
+            Message::Request(request) => {
+                if connection
+                    .handle_shutdown(&request)
+                    .map_err(|e| e.to_string())?
+                {
+                    return Ok(());
+                }
+                let response = answer(request, shared, encoding);
+                let _ = connection.sender.send(response.into());
+            }
+            Message::Notification(notification) => {
+                if notification.method == "exit" {
+                    return Ok(());
+                }
+                if let Err(message) = notified(notification, shared, encoding) {
+                    log(&connection.sender, message);
+                }
+            }
+            Message::Response(_) => {}
+        }
+    }
+    Ok(())
+}
+
+fn capabilities(encoding: Encoding) -> ServerCapabilities {
+    let sync = TextDocumentSyncOptions {
+        open_close: Some(true),
+        change: Some(TextDocumentSyncKind::INCREMENTAL),
+        save: Some(TextDocumentSyncSaveOptions::SaveOptions(SaveOptions {
+            include_text: Some(false),
+        })),
+        ..TextDocumentSyncOptions::default()
+    };
+    ServerCapabilities {
+        position_encoding: Some(match encoding {
+            Encoding::Utf8 => PositionEncodingKind::UTF8,
+            Encoding::Utf16 => PositionEncodingKind::UTF16,
+        }),
+        text_document_sync: Some(TextDocumentSyncCapability::Options(sync)),
+        hover_provider: Some(HoverProviderCapability::Simple(true)),
+        code_action_provider: Some(CodeActionProviderCapability::Simple(true)),
+        ..ServerCapabilities::default()
+    }
+}
+
+/// UTF-8 when the client offers it (offsets are bytes already), else the default UTF-16.
+fn encoding_of(params: &InitializeParams) -> Encoding {
+    let offered = params
+        .capabilities
+        .general
+        .as_ref()
+        .and_then(|g| g.position_encodings.as_ref());
+    match offered {
+        Some(kinds) if kinds.contains(&PositionEncodingKind::UTF8) => Encoding::Utf8,
+        _ => Encoding::Utf16,
+    }
+}
+
+fn params<P: DeserializeOwned>(value: serde_json::Value) -> Result<P, String> {
+    serde_json::from_value(value).map_err(|e| format!("invalid parameters: {e}"))
+}
+
+fn answer(request: Request, shared: &Shared, encoding: Encoding) -> Response {
+    let id = request.id.clone();
+    let result = match request.method.as_str() {
+        HoverRequest::METHOD => params::<HoverParams>(request.params).map(|p| {
+            let at = p.text_document_position_params;
+            let uri = &at.text_document.uri;
+            let docs = shared.docs();
+            let published = docs.published.get(uri).map_or(&[][..], Vec::as_slice);
+            let tables = docs.tables.get(uri).map_or(&[][..], |t| t.as_slice());
+            let hover = docs
+                .open
+                .get(uri)
+                .and_then(|doc| hover::at(&doc.text, at.position, encoding, published, tables));
+            serde_json::to_value(hover).unwrap_or_default()
+        }),
+        CodeActionRequest::METHOD => params::<CodeActionParams>(request.params).map(|p| {
+            let uri = p.text_document.uri;
+            let docs = shared.docs();
+            let published = docs.published.get(&uri).map_or(&[][..], Vec::as_slice);
+            let diagnostics = with_data(&p.context.diagnostics, published);
+            serde_json::to_value(actions::quick_fixes(&uri, &diagnostics)).unwrap_or_default()
+        }),
+        other => {
+            let message = format!("fieldgate's server does not handle `{other}`");
+            return Response::new_err(id, ErrorCode::MethodNotFound as i32, message);
+        }
+    };
+    match result {
+        Ok(value) => Response::new_ok(id, value),
+        Err(message) => Response::new_err(id, ErrorCode::InvalidParams as i32, message),
+    }
+}
+
+/// The client's diagnostics with the `data` the server published them with, for clients that
+/// do not send it back.
+fn with_data(given: &[Diagnostic], published: &[Diagnostic]) -> Vec<Diagnostic> {
+    given
+        .iter()
+        .map(|d| match &d.data {
+            Some(_) => d.clone(),
+            None => published
+                .iter()
+                .find(|p| p.range == d.range && p.code == d.code && p.message == d.message)
+                .unwrap_or(d)
+                .clone(),
+        })
+        .collect()
+}
+
+fn notified(notification: Notification, shared: &Shared, encoding: Encoding) -> Result<(), String> {
+    match notification.method.as_str() {
+        DidOpenTextDocument::METHOD => {
+            let p: DidOpenTextDocumentParams = params(notification.params)?;
+            let doc = p.text_document;
+            let path = local_path(&doc.uri)?;
+            let text = Arc::new(doc.text);
+            let open = Doc {
+                path,
+                text,
+                version: doc.version,
+            };
+            shared.docs().open.insert(doc.uri.clone(), open);
+            shared.schedule(doc.uri);
+        }
+        DidChangeTextDocument::METHOD => {
+            let p: DidChangeTextDocumentParams = params(notification.params)?;
+            let uri = p.text_document.uri;
+            {
+                let mut docs = shared.docs();
+                let Some(doc) = docs.open.get_mut(&uri) else {
+                    return Err(format!("`{uri}` changed but was never opened"));
+                };
+                let text = Arc::make_mut(&mut doc.text);
+                for change in p.content_changes {
+                    match change.range {
+                        Some(range) => apply_edit(text, range, &change.text, encoding),
+                        None => *text = change.text,
+                    }
+                }
+                doc.version = p.text_document.version;
+            }
+            shared.schedule(uri);
+        }
+        DidCloseTextDocument::METHOD => {
+            let p: DidCloseTextDocumentParams = params(notification.params)?;
+            let mut docs = shared.docs();
+            docs.open.remove(&p.text_document.uri);
+            docs.published.remove(&p.text_document.uri);
+            docs.tables.remove(&p.text_document.uri);
+        }
+        // A saved file is what the other open documents read when it is not open.
+        DidSaveTextDocument::METHOD => shared.schedule_all(),
+        _ => {}
+    }
+    Ok(())
+}
+
+/// The file a URI names, absolute and with links resolved as far as it exists, so it compares
+/// with the paths judging reports.
+fn local_path(uri: &Url) -> Result<PathBuf, String> {
+    let path = uri
+        .to_file_path()
+        .map_err(|()| format!("`{uri}` is not a local file"))?;
+    Ok(canonical(&path))
+}
+
+fn canonical(path: &Path) -> PathBuf {
+    if let Ok(real) = path.canonicalize() {
+        return real;
+    }
+    match (path.parent(), path.file_name()) {
+        (Some(parent), Some(name)) => canonical(parent).join(name),
+        _ => path.to_path_buf(),
+    }
+}
