@@ -1,122 +1,36 @@
-//! `fieldgate lint` without `--metadata`, in a repository with `fieldgate.yaml`: the files given
+//! The session of `fieldgate lint` without `--metadata`, in a repository with `fieldgate.yaml`: the files given
 //! that are proposals (they match `proposals`) are routed statement by statement to the
 //! configured table each names, every touched table is read from the working tree and judged on
-//! its own, and one report holds them all, as `check` writes it. This is what the pre-commit hook
+//! its own, for one report that holds them all, as `check` writes it. This is what the pre-commit hook
 //! runs on the staged files.
 
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::change::{SourceFile, StatementKind};
-use crate::cli::{LintArgs, ReportFormatArg};
-use crate::commands::check::{config_failure, load_repo_config, repo_config_path};
-use crate::commands::failure::Failure;
-use crate::commands::input::{
-    FileKind, LoadedTable, ReadProposal, iceberg_table, parse_proposal, read_source_named,
-    state_after, table_from_source,
-};
-use crate::commands::lint::{locate_related, threshold, write_report};
-use crate::commands::pipeline::{self, Judgement, Target, judge_read};
-use crate::commands::routing::{Item, is_proposal, metadata_outside, parse_all, route};
-use crate::commands::settings::resolve_with;
+use crate::cli::ProposalArgs;
+use crate::failure::Failure;
 use crate::frontend::ddl::Dialect;
 use crate::iceberg::metadata::TableMetadata;
 use crate::judge::Settings;
 use crate::proposal::Proposal;
-use crate::repo::config::{Config, TableConfig, repo_path};
+use crate::repo::config::{TableConfig, repo_path};
 use crate::repo::git::Repo;
 use crate::repo::location::{Files, LocateError, locate_in};
 use crate::repo::work_tree::RepoWorkTree;
-use crate::report::{Run, TableRun};
-
-/// `fieldgate.yaml` as routing needs it.
-pub struct RepoConfig {
-    config: Config,
-    /// The git repository around the current directory, if any.
-    git: Option<Repo>,
-    /// The configuration's directory, relative to `root`.
-    dir: PathBuf,
-    /// The repository root (the configuration's directory outside git).
-    root: PathBuf,
-    /// The configuration file itself, canonical, so it is never taken for a proposal.
-    file: PathBuf,
-}
-
-/// The configuration `lint` routes by: `--config`, else `./fieldgate.yaml`, else the one at the
-/// root of the git repository around `cwd`. `None` when there is none.
-pub fn find_config(given: Option<&Path>, cwd: &Path) -> Result<Option<RepoConfig>, Failure> {
-    let git = Repo::discover(cwd).ok();
-    let path = repo_config_path(given, cwd, git.as_ref().map_or(cwd, Repo::root));
-    if given.is_none() && !path.is_file() {
-        return Ok(None);
-    }
-    let root = match &git {
-        Some(git) => git.root().to_path_buf(),
-        None => path.parent().map(Path::to_path_buf).unwrap_or_default(),
-    };
-    let (config, dir) = load_repo_config(given, cwd, &root)?;
-    let file = fs::canonicalize(&path)
-        .map_err(|e| Failure::Message(format!("cannot resolve `{}`: {e}", path.display())))?;
-    Ok(Some(RepoConfig {
-        config,
-        git,
-        dir,
-        root,
-        file,
-    }))
-}
-
-/// Judges and reports; returns whether the gate passed. When nothing could be judged, machine
-/// formats still get a document saying why (main prints the diagnostics and exits 2).
-pub fn run(
-    args: &LintArgs,
-    repo: RepoConfig,
-    cwd: &Path,
-    now_ms: i64,
-    out: &mut dyn Write,
-) -> Result<bool, Failure> {
-    let fail_on = threshold(args.fail_on);
-    let (judged, proposals) = match judge_all(args, &repo, cwd, now_ms) {
-        Ok(judged) => judged,
-        Err(failure) => {
-            if args.format != ReportFormatArg::Human {
-                // The run already failed; a report that cannot be written changes nothing.
-                let _ = write_report(&Run::failed(&failure, fail_on), args.format, out);
-            }
-            return Err(failure);
-        }
-    };
-    let tables = judged
-        .iter()
-        .map(|(judgement, settings)| TableRun::new(judgement, settings))
-        .collect();
-    let run = Run::judged(tables, fail_on);
-    let header = match args.format {
-        ReportFormatArg::Human => writeln!(
-            out,
-            "{} proposal file(s) of {} given; {} of {} table(s) of `{}` touched\n",
-            proposals,
-            args.proposal.files.len(),
-            run.tables.len(),
-            repo.config.tables.len(),
-            repo.config.source.name
-        ),
-        _ => Ok(()),
-    };
-    match header.and_then(|()| write_report(&run, args.format, out)) {
-        Ok(()) => {}
-        // A reader that stopped early (`| head`) is not a failure of ours.
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
-        Err(e) => return Err(Failure::Message(format!("cannot write the report: {e}"))),
-    }
-    Ok(run.passed)
-}
+use crate::session::input::{
+    FileKind, LoadedTable, ReadProposal, iceberg_table, parse_proposal, read_source_named,
+    state_after, table_from_source,
+};
+use crate::session::plan::repo_config::{RepoConfig, config_failure};
+use crate::session::plan::routing::{Item, is_proposal, metadata_outside, parse_all, route};
+use crate::session::plan::settings::resolve_with;
+use crate::session::table::{self, Judgement, Target, judge_read, locate_related};
 
 /// Every touched table judged, in the configuration's order, and how many files were proposals.
-fn judge_all(
-    args: &LintArgs,
+pub fn judge_all(
+    args: &ProposalArgs,
     repo: &RepoConfig,
     cwd: &Path,
     now_ms: i64,
@@ -124,13 +38,9 @@ fn judge_all(
     let RepoConfig {
         config, dir, root, ..
     } = repo;
-    let resolved = resolve_with(
-        &args.proposal,
-        Some(config.clone()),
-        Some(repo.file.clone()),
-    );
-    let dialect = pipeline::dialect(resolved.dialect);
-    let files = proposal_files(repo, cwd, &args.proposal.files)?;
+    let resolved = resolve_with(args, Some(config.clone()), Some(repo.file.clone()));
+    let dialect = table::dialect(resolved.dialect);
+    let files = proposal_files(repo, cwd, &args.files)?;
     let file_refs: Vec<&PathBuf> = files.iter().collect();
     let items = parse_all(&file_refs, dialect, |file| Ok(file.to_path_buf()))?;
     let routed = route(config, items)?;
@@ -174,7 +84,7 @@ fn judge_all(
         let read = read_in_order(items, dialect, base.as_ref().map(|b| &b.metadata));
         let judgement = read.and_then(|proposals| {
             let target = Target {
-                table: Some(args.proposal.table.clone().unwrap_or(table.name.clone())),
+                table: Some(args.table.clone().unwrap_or(table.name.clone())),
                 base,
                 metadata: Some(&metadata),
             };

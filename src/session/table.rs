@@ -6,13 +6,8 @@ use std::path::Path;
 
 use crate::change::{Span, Statement, StatementKind};
 use crate::cli::{DialectArg, ProposalArgs};
-use crate::commands::failure::{Failure, LocatedError};
-use crate::commands::input::{
-    LoadedTable, ReadProposal, describe, history_on_disk, load_table, read_proposals,
-    schema_file_failure,
-};
-use crate::commands::settings::{Resolved, resolve};
 use crate::evolve::Evolution;
+use crate::failure::{Failure, LocatedError};
 use crate::finding::Finding;
 use crate::frontend::ddl::Dialect;
 use crate::iceberg::metadata::TableMetadata;
@@ -20,6 +15,12 @@ use crate::iceberg::new_table::new_table;
 use crate::judge::{Judged, judge_proposals};
 use crate::proposal::Proposal;
 use crate::repo::config::same_table;
+use crate::rules::related::locate_in_metadata;
+use crate::session::input::{
+    LoadedTable, ReadProposal, describe, history_on_disk, load_table, read_proposals,
+    schema_file_failure,
+};
+use crate::session::plan::settings::{Resolved, resolve};
 use crate::suppress::{Suppressed, date_from_unix_days};
 use crate::verify::gate::Verification;
 
@@ -336,4 +337,15 @@ fn table_name_from_location(location: &str) -> String {
 /// The UTC date of a Unix time in milliseconds, for suppression expiry.
 fn today(now_ms: i64) -> String {
     date_from_unix_days(now_ms.div_euclid(86_400_000))
+}
+
+/// Gives the related places rules named in the committed metadata their position in its text.
+pub fn locate_related(judgement: &mut Judgement) {
+    if let Some(base) = &judgement.base {
+        let findings = judgement
+            .findings
+            .iter_mut()
+            .chain(judgement.suppressed.iter_mut().map(|s| &mut s.finding));
+        locate_in_metadata(findings, &base.source);
+    }
 }
