@@ -30,14 +30,14 @@ use crate::repo::location::{Files, LocateError, locate_in};
 use crate::repo::work_tree::RepoWorkTree;
 use crate::session::drift::{self, Drift};
 use crate::session::input::{
-    LoadedTable, ReadProposal, describe, file_history, iceberg_table, parse_metadata,
-    parse_proposal, schema_file_failure,
+    ReadProposal, describe, parse_metadata, parse_proposal, schema_file_failure,
 };
 use crate::session::plan::policy::Policy;
 use crate::session::plan::repo_config::{config_failure, load_repo_config};
 use crate::session::plan::routing::{
     Item, is_proposal, metadata_outside, parse_all, route, slashed,
 };
+use crate::session::source::{GitBase, TableSource};
 use crate::session::table::Judgement;
 use crate::session::table::locate_related;
 use crate::session::verification;
@@ -198,7 +198,7 @@ impl TableAt<'_> {
     fn judge(&self, items: &[Item], now: i64) -> Result<Option<(Judgement, Settings)>, Failure> {
         let mut settings = self.policy.settings_for(self.head, &self.table.name);
         let today = date_from_unix_days(now.div_euclid(86_400_000));
-        let base = self.load_base()?;
+        let base = self.source().load()?;
         let mut items: Vec<Item> = items.to_vec();
         let mut read: Vec<ReadProposal> = Vec::new();
         let start: TableMetadata = match &base {
@@ -250,12 +250,7 @@ impl TableAt<'_> {
             });
         }
         if base.is_some() {
-            settings.file_history = Some(file_history(
-                self.repo,
-                self.base.commit,
-                self.path,
-                &settings.options,
-            )?);
+            settings.file_history = self.source().history(&settings.options)?;
         }
         let proposals: Vec<Proposal> = read.iter().map(|r| r.proposal.clone()).collect();
         let Judged {
@@ -372,21 +367,14 @@ impl TableAt<'_> {
     }
 
     /// The table as of the base commit, read from git objects.
-    fn load_base(&self) -> Result<Option<LoadedTable>, Failure> {
-        let location = match locate_in(self.base_files, self.path) {
-            Ok(location) => location,
-            Err(LocateError::NotATable(_)) => return Ok(None),
-            Err(LocateError::Outside(message)) => {
-                return Err(metadata_outside(self.table, message));
-            }
-        };
-        let text = self.base_files.read_to_string(&location.metadata_file)?;
-        // Named by its path alone, so annotations and code scanning can place findings in it.
-        let source = Arc::new(SourceFile {
-            name: location.metadata_file.display().to_string(),
-            text,
-        });
-        iceberg_table(location, source).map(Some)
+    fn source(&self) -> GitBase<'_> {
+        GitBase {
+            repo: self.repo,
+            base: self.base,
+            files: self.base_files,
+            table: self.table,
+            path: self.path,
+        }
     }
 
     /// A `metadata-drift` finding when the committed metadata is not what the proposals give.

@@ -8,6 +8,7 @@ pub mod gate;
 pub mod input;
 pub mod plan;
 pub mod routed;
+pub mod source;
 pub mod table;
 pub mod verification;
 

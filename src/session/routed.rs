@@ -6,26 +6,21 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
-use crate::change::{SourceFile, StatementKind};
+use crate::change::StatementKind;
 use crate::cli::ProposalArgs;
 use crate::failure::Failure;
 use crate::frontend::ddl::Dialect;
 use crate::iceberg::metadata::TableMetadata;
 use crate::judge::Settings;
 use crate::proposal::Proposal;
-use crate::repo::config::{TableConfig, repo_path};
-use crate::repo::git::Repo;
-use crate::repo::location::{Files, LocateError, locate_in};
+use crate::repo::config::repo_path;
 use crate::repo::work_tree::RepoWorkTree;
-use crate::session::input::{
-    FileKind, LoadedTable, ReadProposal, iceberg_table, parse_proposal, read_source_named,
-    state_after, table_from_source,
-};
+use crate::session::input::{ReadProposal, parse_proposal, state_after};
 use crate::session::plan::repo_config::{RepoConfig, config_failure};
-use crate::session::plan::routing::{Item, is_proposal, metadata_outside, parse_all, route};
+use crate::session::plan::routing::{Item, is_proposal, parse_all, route};
 use crate::session::plan::settings::resolve_with;
+use crate::session::source::{HeadOrWorkTree, TableSource};
 use crate::session::table::{self, Judgement, Target, judge_read, locate_related};
 
 /// Every touched table judged, in the configuration's order, and how many files were proposals.
@@ -70,25 +65,24 @@ pub fn judge_all(
         if items.is_empty() {
             continue;
         }
-        let metadata = shown(&root, &here, path);
-        let committed = match &repo.git {
-            Some(git) => committed_table(git, path, &shown(&root, &here, Path::new("")))?,
-            None => None,
+        let source = HeadOrWorkTree {
+            git: repo.git.as_ref(),
+            work_tree: &work_tree,
+            table,
+            path,
+            root: &root,
+            here: &here,
+            created: items.first().is_some_and(creates_table),
         };
-        let base = match committed {
-            Some(table) => Some(table),
-            // Judged from nothing, even when `apply -o` already wrote the new table's metadata.
-            None if items.first().is_some_and(creates_table) => None,
-            None => working_tree_table(&work_tree, table, path, &|p| shown(&root, &here, p))?,
-        };
+        let base = source.load()?;
         let read = read_in_order(items, dialect, base.as_ref().map(|b| &b.metadata));
         let judgement = read.and_then(|proposals| {
             let target = Target {
                 table: Some(args.table.clone().unwrap_or(table.name.clone())),
                 base,
-                metadata: Some(&metadata),
+                source: Some(&source),
             };
-            let location = metadata.display().to_string();
+            let location = source.shown(path).display().to_string();
             judge_read(&resolved, target, proposals, location, now_ms)
         });
         match judgement {
@@ -205,39 +199,6 @@ fn read_in_order(
     }
 }
 
-/// The table as the working tree holds it (`path` relative to the root; `shown` names a root
-/// path as reports show it), read only inside the repository as `check` reads it: `fieldgate.yaml`
-/// may come with the change under review, and a link out would make lint read and quote any file.
-/// `None` when nothing is there yet.
-fn working_tree_table(
-    work_tree: &RepoWorkTree,
-    table: &TableConfig,
-    path: &Path,
-    shown: &dyn Fn(&Path) -> PathBuf,
-) -> Result<Option<LoadedTable>, Failure> {
-    let location = match locate_in(work_tree, path) {
-        Ok(location) => location,
-        Err(LocateError::Outside(message)) => return Err(metadata_outside(table, message)),
-        Err(LocateError::NotATable(_)) if !work_tree.is_file(path) && !work_tree.is_dir(path) => {
-            return Ok(None);
-        }
-        Err(LocateError::NotATable(message)) => return Err(Failure::Message(message)),
-    };
-    let real = work_tree
-        .resolve(&location.metadata_file)
-        .map_err(|message| metadata_outside(table, message))?;
-    let name = shown(&location.metadata_file).display().to_string();
-    table_from_source(location, read_source_named(&real, name)?).map(Some)
-}
-
-/// A repository path as reports show it: relative to the current directory when inside it, as
-/// paths given on the command line are.
-fn shown(root: &Path, here: &Path, path: &Path) -> PathBuf {
-    let full = root.join(path);
-    full.strip_prefix(here)
-        .map_or(full.clone(), Path::to_path_buf)
-}
-
 /// Whether the item starts with CREATE TABLE.
 fn creates_table(item: &Item) -> bool {
     match item {
@@ -246,26 +207,4 @@ fn creates_table(item: &Item) -> bool {
             .is_some_and(|s| matches!(s.kind, StatementKind::CreateTable(_))),
         Item::SchemaFile { .. } => false,
     }
-}
-
-/// The table's Iceberg metadata as committed at HEAD (`path` relative to the root; `prefix` is
-/// how reports show the root). A change is judged against it rather than the working tree, where
-/// `apply --write` may already have applied the very migrations being judged (the hook's case:
-/// migration and new metadata staged together). `None` when HEAD has no such table, or a schema
-/// file describes it: then the working tree's is read.
-fn committed_table(git: &Repo, path: &Path, prefix: &Path) -> Result<Option<LoadedTable>, Failure> {
-    let Some(head) = git.head() else {
-        return Ok(None);
-    };
-    let files = git.files_at(head)?;
-    let Ok(location) = locate_in(&files, path) else {
-        return Ok(None);
-    };
-    let text = files.read_to_string(&location.metadata_file)?;
-    let name = prefix.join(&location.metadata_file).display().to_string();
-    if FileKind::of(&name, &text) != Some(FileKind::Metadata) {
-        return Ok(None);
-    }
-    let source = Arc::new(SourceFile { name, text });
-    iceberg_table(location, source).map(Some)
 }
