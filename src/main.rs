@@ -5,8 +5,8 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use fieldgate::cli::{Cli, Command};
-use fieldgate::commands::failure::Failure;
 use fieldgate::commands::{apply, catalogue, check, completions, init, lint, lsp, man, verify};
+use fieldgate::failure::Failure;
 use fieldgate::report::human::handler_with;
 
 /// Exit codes of CLI.md: 0 passed, 1 the gate failed, 2 fieldgate could not run.
@@ -44,18 +44,25 @@ fn report_failure(failure: &Failure) {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let mut stdout = io::stdout().lock();
     let outcome = match &cli.command {
-        Command::Lint(args) => lint::run(args, &mut stdout),
-        Command::Apply(args) => apply::run(args, &mut stdout),
-        Command::Check(args) => check::run(args, &mut stdout),
-        Command::Init(args) => init::run(args, &mut stdout),
-        Command::Rules(args) => catalogue::list(args, &mut stdout),
-        Command::Explain(args) => catalogue::explain(args, &mut stdout),
-        Command::Verify(args) => verify::run(args, &mut stdout),
-        Command::Completions(args) => completions::run(args, &mut stdout),
-        Command::Man(args) => man::run(args, &mut stdout),
+        // The server's writer thread owns stdout: holding its lock here would block every reply.
         Command::Lsp => lsp::run(),
+        command => run(command, &mut io::stdout().lock()),
     };
     exit_code(outcome)
+}
+
+fn run(command: &Command, stdout: &mut dyn Write) -> Result<bool, Failure> {
+    match command {
+        Command::Lint(args) => lint::run(args, stdout),
+        Command::Apply(args) => apply::run(args, stdout),
+        Command::Check(args) => check::run(args, stdout),
+        Command::Init(args) => init::run(args, stdout),
+        Command::Rules(args) => catalogue::list(args, stdout),
+        Command::Explain(args) => catalogue::explain(args, stdout),
+        Command::Verify(args) => verify::run(args, stdout),
+        Command::Completions(args) => completions::run(args, stdout),
+        Command::Man(args) => man::run(args, stdout),
+        Command::Lsp => lsp::run(),
+    }
 }

@@ -31,9 +31,21 @@ fn describe(state: &TableState, word: &str) -> Option<String> {
     };
     let before = state.before.walk().into_iter().find(matches);
     let added = before.is_none();
-    let field = before.or_else(|| state.after.as_ref()?.walk().into_iter().find(matches));
-    let Some(field) = field else {
-        return dropped(state, word);
+    let after = || state.after.as_ref()?.walk().into_iter().find(matches);
+    let field = match before {
+        Some(field) => field,
+        None => match dropped(state, word) {
+            Some(mut text) => {
+                if let Some(new) = after() {
+                    text.push_str(&format!(
+                        "\nThis file adds a new `{}` with field id {}.\n",
+                        new.path, new.id
+                    ));
+                }
+                return Some(text);
+            }
+            None => after()?,
+        },
     };
     let mut text = format!(
         "**{}** · field id {} · `{}` · {}\n\n",

@@ -49,13 +49,15 @@ pub fn at(
             return Some(markdown(column, range));
         }
     }
-    let rule = published.iter().find_map(|d| {
-        let inside = d.range.start <= position && position <= d.range.end;
-        match &d.code {
-            Some(NumberOrString::String(code)) if inside => doc(code).map(|r| (r, d.range)),
+    // The most severe finding under the cursor (errors have the lowest severity number).
+    let rule = published
+        .iter()
+        .filter(|d| d.range.start <= position && position <= d.range.end)
+        .min_by_key(|d| d.severity)
+        .and_then(|d| match &d.code {
+            Some(NumberOrString::String(code)) => doc(code).map(|r| (r, d.range)),
             _ => None,
-        }
-    });
+        });
     rule.map(|(rule, range)| markdown(rule_markdown(rule), Some(range)))
 }
 
