@@ -23,7 +23,7 @@ use crate::iceberg::new_table::new_table;
 use crate::iceberg::schema::Schema;
 use crate::proposal::{FileProposal, Proposal};
 use crate::repo::git::Repo;
-use crate::repo::location::{TableLocation, locate};
+use crate::repo::location::{TableLocation, locate, not_local};
 use crate::rules::{CommitInfo, FileHistory, Mapping, RuleOptions};
 
 /// Reads a file as UTF-8 text; invalid bytes are a located error, not a lossy conversion.
@@ -33,8 +33,11 @@ pub fn read_source(path: &Path) -> Result<Source, Failure> {
 
 /// [`read_source`], with the name reports give the file (a path relative to the repository).
 pub fn read_source_named(path: &Path, name: String) -> Result<Source, Failure> {
-    let bytes = fs::read(path)
-        .map_err(|e| Failure::Message(format!("cannot read `{}`: {e}", path.display())))?;
+    let bytes = fs::read(path).map_err(|e| {
+        Failure::Message(
+            not_local(path).unwrap_or_else(|| format!("cannot read `{}`: {e}", path.display())),
+        )
+    })?;
     match String::from_utf8(bytes) {
         Ok(text) => Ok(Arc::new(SourceFile { name, text })),
         Err(e) => {
