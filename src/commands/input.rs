@@ -107,6 +107,7 @@ impl FileKind {
 /// Whether `text` is a JSON object with Iceberg metadata's keys.
 fn looks_like_metadata(text: &str) -> bool {
     crate::json::parse(text).is_ok_and(|root| {
+        let root = crate::iceberg::metadata::unwrap_load_table_result(&root);
         root.get("format-version").is_some()
             && (root.get("schemas").is_some() || root.get("schema").is_some())
             && root.get("fields").is_none()

@@ -66,6 +66,7 @@ impl TableMetadata {
 
     /// Reads the typed view from a parsed document.
     pub fn from_json(root: &Node<'_>) -> ModelResult<TableMetadata> {
+        let root = unwrap_load_table_result(root);
         as_object(root, "table metadata")?;
         let version_node = required_member(root, "format-version")?;
         let format_version = as_i64(version_node, "`format-version`")?;
@@ -183,9 +184,21 @@ static EMPTY_SCHEMA: Schema = Schema {
     fields: Vec::new(),
 };
 
+/// The table metadata of a document: a metadata file is its own, a REST catalog's
+/// LoadTableResult (`metadata-location`, `metadata`, `config`, as `GET .../tables/{table}`
+/// answers) holds it under `metadata`. Every reader of metadata text goes through here, so a
+/// saved catalog response is read as the table it describes, never as a schema file.
+pub fn unwrap_load_table_result<'n, 'a>(root: &'n Node<'a>) -> &'n Node<'a> {
+    match root.get("metadata") {
+        Some(inner) if root.get("format-version").is_none() && inner.as_object().is_some() => inner,
+        _ => root,
+    }
+}
+
 /// Produces the text of `updated` by patching `original`, the document `base` was read from.
 /// Only schema-evolution keys are compared and patched; `now_ms` becomes `last-updated-ms` when
-/// anything changed. Returns the original text unchanged when nothing did.
+/// anything changed. Returns the original text unchanged when nothing did. Of a LoadTableResult,
+/// the result is the metadata file it holds, patched: what a table's next metadata file is.
 pub fn patch(
     original: &str,
     base: &TableMetadata,
@@ -193,6 +206,10 @@ pub fn patch(
     now_ms: i64,
 ) -> Result<String, String> {
     let root = json::parse(original).map_err(|e| e.to_string())?;
+    let inner = unwrap_load_table_result(&root);
+    if !std::ptr::eq(inner, &root) {
+        return patch(&original[inner.span.range()], base, updated, now_ms);
+    }
     let schemas_changed = updated.schemas != base.schemas;
     let changed = schemas_changed
         || updated.current_schema_id != base.current_schema_id
