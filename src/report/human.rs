@@ -51,7 +51,11 @@ impl Reporter for Human {
                 .location()
                 .map(|l| format!("{}:{}:{}: ", l.file, l.line, l.column))
                 .unwrap_or_default();
-            writeln!(out, "error: {}", escape(&format!("{place}{}", error.message)))?;
+            writeln!(
+                out,
+                "error: {}",
+                escape(&format!("{place}{}", error.message))
+            )?;
         }
         for s in run.suppressed() {
             let place = s
