@@ -121,6 +121,47 @@ pub enum ChangeKind {
     DropIdentifierFields {
         paths: Vec<FieldPath>,
     },
+    /// `ADD PARTITION FIELD term [AS name]`: one partition spec update.
+    AddPartitionField {
+        term: PartitionTerm,
+        name: Option<String>,
+    },
+    /// `DROP PARTITION FIELD term`. A bare name that is not a column names the partition field
+    /// itself, as Iceberg's Spark extensions resolve it.
+    DropPartitionField {
+        term: PartitionTerm,
+    },
+    /// `REPLACE PARTITION FIELD from WITH to [AS name]`: a removal and an add in one update.
+    ReplacePartitionField {
+        from: PartitionTerm,
+        to: PartitionTerm,
+        name: Option<String>,
+    },
+    /// Trino's `SET PROPERTIES partitioning = ARRAY[...]`: the spec becomes exactly these terms.
+    SetPartitioning {
+        terms: Vec<PartitionTerm>,
+    },
+    /// `WRITE [LOCALLY] ORDERED BY ...`, `WRITE DISTRIBUTED BY PARTITION [LOCALLY ORDERED BY
+    /// ...]`, `WRITE UNORDERED`: the table's sort order (empty: unsorted) and the
+    /// `write.distribution-mode` it sets.
+    SetWriteOrder {
+        order: Vec<SortTerm>,
+        distribution: String,
+    },
+    /// `SET TBLPROPERTIES` (Trino's `SET PROPERTIES`), in order.
+    SetProperties {
+        properties: Vec<(String, String)>,
+    },
+    /// `UNSET TBLPROPERTIES [IF EXISTS]`.
+    UnsetProperties {
+        keys: Vec<String>,
+        if_exists: bool,
+    },
+    /// A statement that changes neither schema, spec, sort order nor properties (branches, tags,
+    /// maintenance procedures), named as the report lists it.
+    NoSchemaEffect {
+        statement: String,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -160,9 +201,30 @@ pub struct CreateTable {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PartitionTerm {
-    /// Iceberg transform string: `identity`, `bucket[16]`, `truncate[4]`, `year`, `month`, `day`, `hour`.
+    /// Iceberg transform string: `identity`, `bucket[16]`, `truncate[4]`, `year`, `month`, `day`,
+    /// `hour`, `void`.
     pub transform: String,
     pub column: String,
+}
+
+/// One sort field as written: a term, `asc` or `desc`, `nulls-first` or `nulls-last`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SortTerm {
+    pub term: PartitionTerm,
+    pub descending: bool,
+    /// Spark's default when not written: nulls first ascending, last descending.
+    pub nulls_first: bool,
+}
+
+impl PartitionTerm {
+    /// As an engine's error messages write a term: `bucket[16](id)`, or `id` for identity.
+    pub fn written(&self) -> String {
+        if self.transform == "identity" {
+            self.column.clone()
+        } else {
+            format!("{}({})", self.transform, self.column)
+        }
+    }
 }
 
 impl Change {
@@ -176,9 +238,16 @@ impl Change {
             | ChangeKind::UpdateDoc { path, .. }
             | ChangeKind::Move { path, .. }
             | ChangeKind::Drop { path, .. } => Some(path),
-            ChangeKind::SetIdentifierFields { .. } | ChangeKind::DropIdentifierFields { .. } => {
-                None
-            }
+            ChangeKind::SetIdentifierFields { .. }
+            | ChangeKind::DropIdentifierFields { .. }
+            | ChangeKind::AddPartitionField { .. }
+            | ChangeKind::DropPartitionField { .. }
+            | ChangeKind::ReplacePartitionField { .. }
+            | ChangeKind::SetPartitioning { .. }
+            | ChangeKind::SetWriteOrder { .. }
+            | ChangeKind::SetProperties { .. }
+            | ChangeKind::UnsetProperties { .. }
+            | ChangeKind::NoSchemaEffect { .. } => None,
         }
     }
 }

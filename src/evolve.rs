@@ -15,7 +15,10 @@ use crate::iceberg::schema::{Field, FieldInfo, MemberKind, Schema, member_by_id}
 use crate::iceberg::types::{FieldId, MAX_USER_FIELD_ID, PrimitiveType, StructType, Type};
 use crate::suggest::closest;
 
+mod partition;
 mod schemas;
+mod sort;
+mod table;
 use schemas::SchemaLog;
 
 /// Why a change cannot be applied to the table at all.
@@ -69,6 +72,14 @@ pub enum AppliedKind {
     Drop,
     SetIdentifierFields,
     DropIdentifierFields,
+    AddPartitionField,
+    DropPartitionField,
+    ReplacePartitionField,
+    SetPartitioning,
+    SetWriteOrder,
+    SetProperties,
+    UnsetProperties,
+    NoSchemaEffect,
 }
 
 impl AppliedKind {
@@ -84,6 +95,14 @@ impl AppliedKind {
             AppliedKind::Drop => "drop",
             AppliedKind::SetIdentifierFields => "set-identifier-fields",
             AppliedKind::DropIdentifierFields => "drop-identifier-fields",
+            AppliedKind::AddPartitionField => "add-partition-field",
+            AppliedKind::DropPartitionField => "drop-partition-field",
+            AppliedKind::ReplacePartitionField => "replace-partition-field",
+            AppliedKind::SetPartitioning => "set-partitioning",
+            AppliedKind::SetWriteOrder => "set-write-order",
+            AppliedKind::SetProperties => "set-properties",
+            AppliedKind::UnsetProperties => "unset-properties",
+            AppliedKind::NoSchemaEffect => "no-schema-effect",
         }
     }
 }
@@ -165,7 +184,15 @@ pub fn evolve<'c>(
     for (statement, changes) in statements.iter().enumerate() {
         let mut update = Update::new(&metadata, log.current(&metadata));
         for change in *changes {
-            match update.apply(change) {
+            let outcome = if table::is_table_change(change) {
+                let schema = log.current(&metadata).clone();
+                let outcome = table::apply_table_change(&mut metadata, &schema, change);
+                update.mapping = metadata.name_mapping.clone();
+                outcome
+            } else {
+                update.apply(change)
+            };
+            match outcome {
                 Ok(mut record) => {
                     if let Some(id) = record.field_id {
                         record.after = member_by_id(&update.fields, id);
@@ -436,6 +463,18 @@ impl Update {
                     None,
                 ))
             }
+            // `evolve` hands these to `table::apply_table_change`.
+            ChangeKind::AddPartitionField { .. }
+            | ChangeKind::DropPartitionField { .. }
+            | ChangeKind::ReplacePartitionField { .. }
+            | ChangeKind::SetPartitioning { .. }
+            | ChangeKind::SetWriteOrder { .. }
+            | ChangeKind::SetProperties { .. }
+            | ChangeKind::UnsetProperties { .. }
+            | ChangeKind::NoSchemaEffect { .. } => Err(invalid_at(
+                change,
+                "a table change is not a schema change".into(),
+            )),
         }
     }
 
@@ -1188,6 +1227,7 @@ mod tests {
             }],
             partition_specs: Vec::new(),
             default_spec_id: 0,
+            last_partition_id: None,
             sort_orders: Vec::new(),
             default_sort_order_id: 0,
             properties: Vec::new(),

@@ -10,4 +10,5 @@ pub mod new_table;
 pub mod partition;
 pub mod schema;
 pub mod sort;
+pub mod table_patch;
 pub mod types;

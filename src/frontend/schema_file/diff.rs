@@ -1182,6 +1182,7 @@ dropped:
                         "drop identifiers {:?}",
                         paths.iter().map(FieldPath::dotted).collect::<Vec<_>>()
                     ),
+                    other => format!("{other:?}"),
                 };
                 format!("{what} @{focus}")
             })
