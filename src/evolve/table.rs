@@ -361,7 +361,12 @@ mod tests {
             Dialect::Spark,
         );
         assert!(evolution.problems.is_empty(), "{:?}", evolution.problems);
-        let ids: Vec<i32> = evolution.metadata.sort_orders.iter().map(|o| o.order_id).collect();
+        let ids: Vec<i32> = evolution
+            .metadata
+            .sort_orders
+            .iter()
+            .map(|o| o.order_id)
+            .collect();
         assert_eq!(ids, vec![1, 2, 0]);
         assert_eq!(evolution.metadata.default_sort_order_id, 0);
         let defaults: Vec<String> = evolution
@@ -371,7 +376,12 @@ mod tests {
             .collect();
         assert_eq!(
             defaults,
-            vec!["id ASC NULLS FIRST", "ts DESC NULLS LAST", "id ASC NULLS FIRST", "unsorted"]
+            vec![
+                "id ASC NULLS FIRST",
+                "ts DESC NULLS LAST",
+                "id ASC NULLS FIRST",
+                "unsorted"
+            ]
         );
         assert_eq!(
             evolution.metadata.property("write.distribution-mode"),

@@ -209,7 +209,7 @@ fn field_key_order(root: &Node<'_>) -> Vec<String> {
         .and_then(|s| s.as_array())
         .into_iter()
         .flatten()
-        .chain(root.get("partition-spec").into_iter())
+        .chain(root.get("partition-spec"))
         .flat_map(|spec| match spec.get("fields") {
             Some(fields) => fields.as_array().unwrap_or_default().to_vec(),
             None => spec.as_array().unwrap_or_default().to_vec(),
