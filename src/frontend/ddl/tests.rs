@@ -1188,7 +1188,7 @@ fn unknown_statements_are_located_errors() {
     let (e, _) = error("ALTER TABLE t EXECUTE optimize", Trino);
     assert_eq!(
         e.message,
-        "fieldgate does not model `ALTER TABLE ... EXECUTE`"
+        "fieldgate does not model `ALTER TABLE ... EXECUTE OPTIMIZE`"
     );
     let (e, _) = error("DROP TABLE IF EXISTS t", Trino);
     assert_eq!(
