@@ -13,15 +13,14 @@ use std::env;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::change::{Change, Origin, Source, SourceFile, Span, Statement, StatementKind};
+use crate::change::{Origin, Source, SourceFile, Span, Statement, StatementKind};
 use crate::cli::CheckArgs;
-use crate::evolve::evolve;
 use crate::failure::{Failure, LocatedError};
 use crate::finding::{Finding, Severity};
 use crate::frontend::ddl::Dialect;
 use crate::iceberg::metadata::TableMetadata;
 use crate::iceberg::new_table::new_table;
-use crate::judge::{Judged, Settings, judge_proposals};
+use crate::judge::Settings;
 use crate::proposal::Proposal;
 use crate::repo::config::{CONFIG_FILE, Config, TableConfig, repo_path};
 use crate::repo::git::{Base, Repo};
@@ -39,9 +38,8 @@ use crate::session::plan::routing::{
 };
 use crate::session::source::{GitBase, TableSource};
 use crate::session::table::Judgement;
-use crate::session::table::locate_related;
+use crate::session::table::{creates_existing, judge_table, locate_related, read_in_order};
 use crate::session::verification;
-use crate::suppress::date_from_unix_days;
 
 /// What `check` judged, for the command to report.
 pub struct Gated {
@@ -197,32 +195,18 @@ impl TableAt<'_> {
     /// with no proposal, so there is nothing to judge.
     fn judge(&self, items: &[Item], now: i64) -> Result<Option<(Judgement, Settings)>, Failure> {
         let mut settings = self.policy.settings_for(self.head, &self.table.name);
-        let today = date_from_unix_days(now.div_euclid(86_400_000));
         let base = self.source().load()?;
         let mut items: Vec<Item> = items.to_vec();
         let mut read: Vec<ReadProposal> = Vec::new();
         let start: TableMetadata = match &base {
             Some(loaded) => {
-                let creates: Vec<LocatedError> = items
-                    .iter()
-                    .flat_map(|item| match item {
-                        Item::Ddl { statements, .. } => statements.as_slice(),
-                        Item::SchemaFile { .. } => &[],
-                    })
-                    .filter(|s| matches!(s.kind, StatementKind::CreateTable(_)))
-                    .map(|s| {
-                        LocatedError::new(
-                            &s.source,
-                            s.span,
-                            format!(
-                                "CREATE TABLE for `{}`, which already has metadata at the base (`{}`)",
-                                self.table.name,
-                                self.path.display()
-                            ),
-                            Some("change an existing table with ALTER TABLE statements".into()),
-                        )
-                    })
-                    .collect();
+                let statements = items.iter().flat_map(|item| match item {
+                    Item::Ddl { statements, .. } => statements.as_slice(),
+                    Item::SchemaFile { .. } => &[],
+                });
+                let held = format!(" at the base (`{}`)", self.path.display());
+                let help = "change an existing table with ALTER TABLE statements";
+                let creates = creates_existing(statements, &self.table.name, &held, help);
                 if !creates.is_empty() {
                     return Err(Failure::Located(creates));
                 }
@@ -234,62 +218,26 @@ impl TableAt<'_> {
             },
         };
         // Each proposal against the table as the ones before it left it, as `apply` would go.
-        let mut state = start.clone();
-        for item in &items {
-            let proposal = match item {
-                Item::Ddl { statements, .. } => Proposal::Ddl(statements.clone()),
-                Item::SchemaFile { source, .. } => {
-                    parse_proposal(source.clone(), self.dialect, Some(&state))?
-                }
-            };
-            state = evolved(&state, &proposal.statements());
-            read.push(ReadProposal {
-                path: item.path().to_path_buf(),
-                proposal,
-                schema_after: Some(state.current_schema().clone()),
-            });
-        }
+        read.extend(read_in_order(&items, self.dialect, Some(&start))?);
         if base.is_some() {
             settings.file_history = self.source().history(&settings.options)?;
         }
-        let proposals: Vec<Proposal> = read.iter().map(|r| r.proposal.clone()).collect();
-        let Judged {
-            evolution,
-            mut findings,
-            suppressed,
-        } = judge_proposals(&self.table.name, &start, &proposals, &settings, &today)?;
-        let statements: Vec<Statement> = read
-            .iter()
-            .flat_map(|r| r.proposal.statements())
-            .cloned()
-            .collect();
+        let files: Vec<String> = read.iter().map(|r| slashed(&r.path)).collect();
+        let existed = base.is_some();
+        let mut judgement =
+            judge_table(self.table.name.clone(), base, &start, read, &settings, now)?;
+        let statements = &judgement.statements;
         let alters: Vec<&Statement> = statements
             .iter()
             .filter(|s| matches!(s.kind, StatementKind::Alter(_)))
             .collect();
-        if evolution.problems.is_empty()
+        if judgement.evolution.problems.is_empty()
             && let Some(severity) = settings.severity("metadata-drift")
         {
-            let files: Vec<String> = read.iter().map(|r| slashed(&r.path)).collect();
-            findings.extend(self.drift(
-                &start,
-                base.is_some(),
-                &files,
-                &alters,
-                &evolution.metadata,
-                severity,
-            )?);
+            let expected = &judgement.evolution.metadata;
+            let drift = self.drift(&start, existed, &files, &alters, expected, severity)?;
+            judgement.findings.extend(drift);
         }
-        let judgement = Judgement {
-            table: self.table.name.clone(),
-            base,
-            evolution,
-            findings,
-            suppressed,
-            statements,
-            proposals: read,
-            verification: None,
-        };
         Ok(Some((judgement, settings)))
     }
 
@@ -500,18 +448,6 @@ impl TableAt<'_> {
             related: Vec::new(),
         }))
     }
-}
-
-/// The table after `statements` (one schema update each), as the next proposal sees it.
-fn evolved(state: &TableMetadata, statements: &[&Statement]) -> TableMetadata {
-    let lists: Vec<&[Change]> = statements
-        .iter()
-        .filter_map(|s| match &s.kind {
-            StatementKind::Alter(changes) => Some(changes.as_slice()),
-            StatementKind::CreateTable(_) => None,
-        })
-        .collect();
-    evolve(state, lists).metadata
 }
 
 /// The distinct files of `statements`, in order, as reports name them.

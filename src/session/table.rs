@@ -10,13 +10,16 @@ use crate::finding::Finding;
 use crate::frontend::ddl::Dialect;
 use crate::iceberg::metadata::TableMetadata;
 use crate::iceberg::new_table::new_table;
+use crate::judge::Settings;
 use crate::judge::{Judged, judge_proposals};
 use crate::proposal::Proposal;
 use crate::repo::config::same_table;
 use crate::rules::related::locate_in_metadata;
 use crate::session::input::{
-    LoadedTable, ReadProposal, describe, read_proposals, schema_file_failure,
+    LoadedTable, ReadProposal, describe, parse_proposal, read_proposals, schema_file_failure,
+    state_after,
 };
+use crate::session::plan::routing::Item;
 use crate::session::plan::settings::{Resolved, resolve};
 use crate::session::source::{PathSource, TableSource};
 use crate::suppress::{Suppressed, date_from_unix_days};
@@ -173,19 +176,12 @@ pub fn judge_read(
 
     let start = match &base {
         Some(loaded) => {
-            for statement in &statements {
-                if matches!(statement.kind, StatementKind::CreateTable(_)) {
-                    errors.push(LocatedError::new(
-                        &statement.source,
-                        statement.span,
-                        format!("CREATE TABLE for `{table}`, which already has metadata"),
-                        Some(
-                            "drop --metadata to judge a new table, or write ALTER TABLE statements"
-                                .into(),
-                        ),
-                    ));
-                }
-            }
+            errors.extend(creates_existing(
+                &statements,
+                &table,
+                "",
+                "drop --metadata to judge a new table, or write ALTER TABLE statements",
+            ));
             let mut metadata = loaded.metadata.clone();
             if loaded.description.is_some() {
                 // A described table has no location of its own: it lives where its output goes.
@@ -225,12 +221,31 @@ pub fn judge_read(
             None => None,
         };
     }
+    judge_table(table, base, &start, proposals, &settings, now_ms)
+}
+
+/// One table judged once its start is known: the proposals (read in order) evolved once and in
+/// order, problems as findings, every rule, notes and suppressions. Every command judges a table
+/// through here; `check` then adds its drift and verification findings.
+pub fn judge_table(
+    table: String,
+    base: Option<LoadedTable>,
+    start: &TableMetadata,
+    proposals: Vec<ReadProposal>,
+    settings: &Settings,
+    now_ms: i64,
+) -> Result<Judgement, Failure> {
+    let statements: Vec<Statement> = proposals
+        .iter()
+        .flat_map(|p| p.proposal.statements())
+        .cloned()
+        .collect();
     let list: Vec<Proposal> = proposals.iter().map(|p| p.proposal.clone()).collect();
     let Judged {
         evolution,
         findings,
         suppressed,
-    } = judge_proposals(&table, &start, &list, &settings, &today(now_ms))?;
+    } = judge_proposals(&table, start, &list, settings, &today(now_ms))?;
     Ok(Judgement {
         table,
         base,
@@ -241,6 +256,64 @@ pub fn judge_read(
         proposals,
         verification: None,
     })
+}
+
+/// A CREATE TABLE among `statements` for a table that already has metadata (`held` says where):
+/// an error at each.
+pub fn creates_existing<'s>(
+    statements: impl IntoIterator<Item = &'s Statement>,
+    table: &str,
+    held: &str,
+    help: &str,
+) -> Vec<LocatedError> {
+    statements
+        .into_iter()
+        .filter(|s| matches!(s.kind, StatementKind::CreateTable(_)))
+        .map(|s| {
+            LocatedError::new(
+                &s.source,
+                s.span,
+                format!("CREATE TABLE for `{table}`, which already has metadata{held}"),
+                Some(help.into()),
+            )
+        })
+        .collect()
+}
+
+/// A table's routed proposals read in order, each schema file diffed against the table as the
+/// proposals before it left it. Every item's located errors are collected before failing.
+pub fn read_in_order(
+    items: &[Item],
+    dialect: Dialect,
+    base: Option<&TableMetadata>,
+) -> Result<Vec<ReadProposal>, Failure> {
+    let mut state = base.cloned();
+    let mut read = Vec::new();
+    let mut errors = Vec::new();
+    for item in items {
+        let proposal = match item {
+            Item::Ddl { statements, .. } => Ok(Proposal::Ddl(statements.clone())),
+            Item::SchemaFile { source, .. } => {
+                parse_proposal(source.clone(), dialect, state.as_ref())
+            }
+        };
+        match proposal {
+            Ok(proposal) => {
+                state = state_after(state, &proposal);
+                read.push(ReadProposal {
+                    path: item.path().to_path_buf(),
+                    proposal,
+                    schema_after: state.as_ref().map(|s| s.current_schema().clone()),
+                });
+            }
+            Err(Failure::Located(mut located)) => errors.append(&mut located),
+            Err(other) => return Err(other),
+        }
+    }
+    match errors.is_empty() {
+        true => Ok(read),
+        false => Err(Failure::Located(errors)),
+    }
 }
 
 /// The table the proposals create when there is no `--metadata`: CREATE TABLE first, or a
