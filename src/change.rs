@@ -6,29 +6,7 @@ use std::sync::Arc;
 
 use crate::iceberg::types::{PrimitiveType, Type};
 
-/// A byte range in one source text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Span {
-    pub offset: usize,
-    pub len: usize,
-}
-
-impl Span {
-    pub fn new(offset: usize, len: usize) -> Span {
-        Span { offset, len }
-    }
-
-    pub fn from_range(start: usize, end: usize) -> Span {
-        Span {
-            offset: start,
-            len: end.saturating_sub(start),
-        }
-    }
-
-    pub fn end(&self) -> usize {
-        self.offset + self.len
-    }
-}
+pub use crate::span::Span;
 
 /// A proposal or metadata text, kept whole so diagnostics can quote it.
 #[derive(Debug)]

@@ -15,6 +15,7 @@ use crate::iceberg::schema::{Field, FieldInfo, MemberKind, Schema, member_by_id}
 use crate::iceberg::types::{FieldId, MAX_USER_FIELD_ID, PrimitiveType, StructType, Type};
 use crate::suggest::closest;
 
+pub mod new_table;
 mod schemas;
 use schemas::SchemaLog;
 

