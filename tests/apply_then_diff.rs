@@ -31,12 +31,13 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
+use fieldgate::change::{Applied, AppliedKind, ProblemKind};
 use fieldgate::change::{
     Change, ChangeKind, FieldPath, NewField, Origin, Position, Source, SourceFile, Span,
     StatementKind,
 };
+use fieldgate::evolve::evolve;
 use fieldgate::evolve::new_table::render_new_table;
-use fieldgate::evolve::{Applied, AppliedKind, ProblemKind, evolve};
 use fieldgate::frontend::metadata_diff::diff_metadata;
 use fieldgate::frontend::schema_file::{Format, SchemaFile, fill_ids};
 use fieldgate::iceberg::metadata::{TableMetadata, patch};
