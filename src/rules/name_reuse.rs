@@ -3,7 +3,7 @@
 //! analysts use; and under a name mapping, old files' values of the dropped column resurface in
 //! the new one.
 
-use crate::evolve::{Applied, AppliedKind};
+use crate::change::{Applied, AppliedKind};
 use crate::finding::{MetadataPlace, Related, Severity};
 use crate::iceberg::types::Type;
 use crate::rules::{CommitInfo, Context, Rule, Violation};
@@ -132,7 +132,7 @@ fn reuse(cx: &Context<'_>, change: &Applied, retired: &[Retired]) -> Option<Viol
     let old = retired
         .iter()
         .rev()
-        .find(|r| r.id != field.id && r.path.eq_ignore_ascii_case(&field.path))?;
+        .find(|r| r.id != field.id && crate::iceberg::names::same_name(&r.path, &field.path))?;
     let doc = old
         .doc
         .as_ref()
