@@ -294,52 +294,8 @@ impl Update {
             }
             ChangeKind::Move { path, position } => self.move_field(change, path, position),
             ChangeKind::Drop { path, if_exists } => self.drop_field(change, path, *if_exists),
-            ChangeKind::SetIdentifierFields { paths } => {
-                let mut ids = Vec::new();
-                for path in paths {
-                    let target = self.resolve(change, path)?;
-                    self.check_identifier(change, &target)?;
-                    ids.push(target.id);
-                }
-                let names = paths
-                    .iter()
-                    .map(FieldPath::dotted)
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                self.identifiers = ids;
-                Ok(Applied::new(
-                    AppliedKind::SetIdentifierFields,
-                    None,
-                    names.clone(),
-                    None,
-                    Some(names),
-                ))
-            }
-            ChangeKind::DropIdentifierFields { paths } => {
-                for path in paths {
-                    let target = self.resolve(change, path)?;
-                    if !self.identifiers.contains(&target.id) {
-                        return Err(invalid(
-                            change,
-                            &target,
-                            format!("`{}` is not an identifier field", target.path),
-                        ));
-                    }
-                    self.identifiers.retain(|id| *id != target.id);
-                }
-                let names = paths
-                    .iter()
-                    .map(FieldPath::dotted)
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                Ok(Applied::new(
-                    AppliedKind::DropIdentifierFields,
-                    None,
-                    names.clone(),
-                    Some(names),
-                    None,
-                ))
-            }
+            ChangeKind::SetIdentifierFields { paths } => self.set_identifiers(change, paths),
+            ChangeKind::DropIdentifierFields { paths } => self.drop_identifiers(change, paths),
             // `evolve` hands these to `table::apply_table_change`.
             ChangeKind::AddPartitionField { .. }
             | ChangeKind::DropPartitionField { .. }
@@ -353,6 +309,54 @@ impl Update {
                 "a table change is not a schema change".into(),
             )),
         }
+    }
+
+    fn set_identifiers(&mut self, change: &Change, paths: &[FieldPath]) -> Outcome {
+        let mut ids = Vec::new();
+        for path in paths {
+            let target = self.resolve(change, path)?;
+            self.check_identifier(change, &target)?;
+            ids.push(target.id);
+        }
+        let names = paths
+            .iter()
+            .map(FieldPath::dotted)
+            .collect::<Vec<_>>()
+            .join(", ");
+        self.identifiers = ids;
+        Ok(Applied::new(
+            AppliedKind::SetIdentifierFields,
+            None,
+            names.clone(),
+            None,
+            Some(names),
+        ))
+    }
+
+    fn drop_identifiers(&mut self, change: &Change, paths: &[FieldPath]) -> Outcome {
+        for path in paths {
+            let target = self.resolve(change, path)?;
+            if !self.identifiers.contains(&target.id) {
+                return Err(invalid(
+                    change,
+                    &target,
+                    format!("`{}` is not an identifier field", target.path),
+                ));
+            }
+            self.identifiers.retain(|id| *id != target.id);
+        }
+        let names = paths
+            .iter()
+            .map(FieldPath::dotted)
+            .collect::<Vec<_>>()
+            .join(", ");
+        Ok(Applied::new(
+            AppliedKind::DropIdentifierFields,
+            None,
+            names.clone(),
+            Some(names),
+            None,
+        ))
     }
 
     fn next_id(&mut self, change: &Change) -> Result<FieldId, Box<Problem>> {

@@ -57,10 +57,31 @@ pub(super) fn apply_table_change(
                 Some(after),
             ))
         }
+        ChangeKind::SetProperties { .. } | ChangeKind::UnsetProperties { .. } => {
+            properties_change(metadata, schema, change).map_err(refuse)
+        }
+        ChangeKind::NoSchemaEffect { statement } => Ok(Applied::new(
+            AppliedKind::NoSchemaEffect,
+            None,
+            statement.clone(),
+            None,
+            None,
+        )),
+        _ => Err(refuse("not a table change".into())),
+    }
+}
+
+/// `SET TBLPROPERTIES` / `UNSET TBLPROPERTIES`, one property at a time.
+fn properties_change(
+    metadata: &mut TableMetadata,
+    schema: &Schema,
+    change: &Change,
+) -> Result<Applied, String> {
+    match &change.kind {
         ChangeKind::SetProperties { properties } => {
             let mut applied = Vec::new();
             for (key, value) in properties {
-                set_property(metadata, schema, key, value).map_err(refuse)?;
+                set_property(metadata, schema, key, value)?;
                 applied.push(format!("{key}={value}"));
             }
             Ok(Applied::new(
@@ -73,7 +94,7 @@ pub(super) fn apply_table_change(
         }
         ChangeKind::UnsetProperties { keys, if_exists } => {
             for key in keys {
-                unset_property(metadata, key, *if_exists).map_err(refuse)?;
+                unset_property(metadata, key, *if_exists)?;
             }
             Ok(Applied::new(
                 AppliedKind::UnsetProperties,
@@ -83,14 +104,7 @@ pub(super) fn apply_table_change(
                 None,
             ))
         }
-        ChangeKind::NoSchemaEffect { statement } => Ok(Applied::new(
-            AppliedKind::NoSchemaEffect,
-            None,
-            statement.clone(),
-            None,
-            None,
-        )),
-        _ => Err(refuse("not a table change".into())),
+        _ => Err("not a property change".into()),
     }
 }
 

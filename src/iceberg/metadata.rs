@@ -154,10 +154,7 @@ impl TableMetadata {
         };
 
         let optional_i32 = |key: &str, default: i32| -> ModelResult<i32> {
-            root.get(key)
-                .map(|n| as_i32(n, key))
-                .transpose()
-                .map(|v| v.unwrap_or(default))
+            optional_member(root, key).map(|v| v.unwrap_or(default))
         };
         Ok(TableMetadata {
             format_version,
@@ -171,10 +168,7 @@ impl TableMetadata {
             schemas,
             partition_specs,
             default_spec_id: optional_i32("default-spec-id", 0)?,
-            last_partition_id: root
-                .get("last-partition-id")
-                .map(|n| as_i32(n, "`last-partition-id`"))
-                .transpose()?,
+            last_partition_id: optional_member(root, "last-partition-id")?,
             sort_orders,
             default_sort_order_id: optional_i32("default-sort-order-id", 0)?,
             properties,
@@ -183,6 +177,11 @@ impl TableMetadata {
             current_snapshot_id,
         })
     }
+}
+
+/// An integer member that may be absent.
+fn optional_member(root: &Node<'_>, key: &str) -> ModelResult<Option<i32>> {
+    root.get(key).map(|n| as_i32(n, key)).transpose()
 }
 
 static EMPTY_SCHEMA: Schema = Schema {

@@ -38,6 +38,27 @@ pub(crate) fn patch_table_keys(
     style: &Style,
     edits: &mut Edits,
 ) -> Result<(), String> {
+    patch_specs(original, root, base, updated, style, edits)?;
+    patch_sort_orders(original, root, base, updated, style, edits)?;
+    if updated.format_version != base.format_version {
+        let version = updated.format_version.into();
+        set_number(original, root, "format-version", version, style, edits)?;
+        upgrade_keys(original, root, updated.format_version, style, edits)?;
+    }
+    if properties_rewritten(base, updated) {
+        patch_properties(original, root, updated, style, edits)?;
+    }
+    Ok(())
+}
+
+fn patch_specs(
+    original: &str,
+    root: &Node<'_>,
+    base: &TableMetadata,
+    updated: &TableMetadata,
+    style: &Style,
+    edits: &mut Edits,
+) -> Result<(), String> {
     let order = field_key_order(root);
     let old_ids: HashSet<i32> = base.partition_specs.iter().map(|s| s.spec_id).collect();
     let added: Vec<JsonValue> = updated
@@ -52,97 +73,83 @@ pub(crate) fn patch_table_keys(
                 json::append_elements(original, specs, added, style).map_err(|e| e.to_string())?,
             ),
             None => {
-                let all = updated
-                    .partition_specs
-                    .iter()
-                    .map(|s| spec_to_json(s, &order))
-                    .collect();
-                insert(
-                    original,
-                    root,
-                    "partition-specs",
-                    JsonValue::Array(all),
-                    style,
-                    edits,
-                )?;
+                let all = updated.partition_specs.iter();
+                let all = JsonValue::Array(all.map(|s| spec_to_json(s, &order)).collect());
+                insert(original, root, "partition-specs", all, style, edits)?;
             }
         }
     }
     if updated.default_spec_id != base.default_spec_id {
-        set_number(
-            original,
-            root,
-            "default-spec-id",
-            updated.default_spec_id.into(),
-            style,
-            edits,
-        )?;
-        if let Some(node) = root.get("partition-spec")
-            && let Some(spec) = updated
-                .partition_specs
-                .iter()
-                .find(|s| s.spec_id == updated.default_spec_id)
-        {
-            let fields = JsonValue::Array(
-                spec.fields
-                    .iter()
-                    .map(|f| field_to_json(f, &order))
-                    .collect(),
-            );
-            edits.push(json::replace_with_value(original, node, &fields, style));
-        }
+        let id = updated.default_spec_id.into();
+        set_number(original, root, "default-spec-id", id, style, edits)?;
+        v1_partition_spec(original, root, updated, &order, style, edits);
     }
     if updated.last_partition_id != base.last_partition_id
         && let Some(last) = updated.last_partition_id
     {
-        set_number(
-            original,
-            root,
-            "last-partition-id",
-            last.into(),
-            style,
-            edits,
-        )?;
-    }
-    patch_sort_orders(original, root, base, updated, style, edits)?;
-    if updated.format_version != base.format_version {
-        set_number(
-            original,
-            root,
-            "format-version",
-            updated.format_version.into(),
-            style,
-            edits,
-        )?;
-        upgrade_keys(original, root, updated.format_version, style, edits)?;
-    }
-    if properties_rewritten(base, updated) {
-        let mut map = Map::new();
-        for (key, value) in &updated.properties {
-            let value = match (&updated.name_mapping, key.as_str()) {
-                (Some(mapping), NAME_MAPPING_PROPERTY) => mapping.to_json_string(),
-                _ => value.clone(),
-            };
-            map.insert(key.clone(), JsonValue::String(value));
-        }
-        match root.get("properties") {
-            Some(node) => edits.push(json::replace_with_value(
-                original,
-                node,
-                &JsonValue::Object(map),
-                style,
-            )),
-            None => insert(
-                original,
-                root,
-                "properties",
-                JsonValue::Object(map),
-                style,
-                edits,
-            )?,
-        }
+        let last = last.into();
+        set_number(original, root, "last-partition-id", last, style, edits)?;
     }
     Ok(())
+}
+
+fn patch_properties(
+    original: &str,
+    root: &Node<'_>,
+    updated: &TableMetadata,
+    style: &Style,
+    edits: &mut Edits,
+) -> Result<(), String> {
+    let mut map = Map::new();
+    for (key, value) in &updated.properties {
+        let value = match (&updated.name_mapping, key.as_str()) {
+            (Some(mapping), NAME_MAPPING_PROPERTY) => mapping.to_json_string(),
+            _ => value.clone(),
+        };
+        map.insert(key.clone(), JsonValue::String(value));
+    }
+    match root.get("properties") {
+        Some(node) => edits.push(json::replace_with_value(
+            original,
+            node,
+            &JsonValue::Object(map),
+            style,
+        )),
+        None => insert(
+            original,
+            root,
+            "properties",
+            JsonValue::Object(map),
+            style,
+            edits,
+        )?,
+    }
+    Ok(())
+}
+
+/// v1's deprecated `partition-spec`: the default spec's fields, as Java's v1 writer keeps it.
+fn v1_partition_spec(
+    original: &str,
+    root: &Node<'_>,
+    updated: &TableMetadata,
+    order: &[String],
+    style: &Style,
+    edits: &mut Edits,
+) {
+    if let Some(node) = root.get("partition-spec")
+        && let Some(spec) = updated
+            .partition_specs
+            .iter()
+            .find(|s| s.spec_id == updated.default_spec_id)
+    {
+        let fields = spec
+            .fields
+            .iter()
+            .map(|f| field_to_json(f, order))
+            .collect();
+        let value = JsonValue::Array(fields);
+        edits.push(json::replace_with_value(original, node, &value, style));
+    }
 }
 
 /// Keys a newer format version requires that an older file lacks, with the values Java gives
