@@ -3,7 +3,7 @@
 //! analysts use; and under a name mapping, old files' values of the dropped column resurface in
 //! the new one.
 
-use crate::evolve::{Applied, AppliedKind};
+use crate::change::{Applied, AppliedKind};
 use crate::finding::{MetadataPlace, Related, Severity};
 use crate::iceberg::types::Type;
 use crate::rules::{CommitInfo, Context, Rule, Violation};

@@ -3,7 +3,7 @@
 //! a drop of a field that is not last — the classic Hive disaster, where the phone number lands in
 //! the amount column.
 
-use crate::evolve::{Applied, AppliedKind};
+use crate::change::{Applied, AppliedKind};
 use crate::iceberg::schema::FieldInfo;
 use crate::rules::{Context, Mapping, Rule, Violation};
 

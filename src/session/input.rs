@@ -14,12 +14,12 @@ use std::sync::Arc;
 
 use crate::change::{Source, SourceFile, Span, Statement, StatementKind};
 use crate::evolve::evolve;
+use crate::evolve::new_table::new_table;
 use crate::failure::{Failure, LocatedError};
 use crate::frontend::ddl::{self, Dialect};
 use crate::frontend::metadata_diff::diff_metadata;
 use crate::frontend::schema_file::{Format, SchemaFile, SchemaFileErrors, TableDescription};
 use crate::iceberg::metadata::TableMetadata;
-use crate::iceberg::new_table::new_table;
 use crate::iceberg::schema::Schema;
 use crate::proposal::{FileProposal, Proposal};
 use crate::repo::git::Repo;
