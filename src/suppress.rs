@@ -98,6 +98,19 @@ fn parse(body: &str, source: &Source, statement: Span, span: Span) -> Suppressio
     }
 }
 
+/// The problem of a suppression that silenced nothing, naming its known rules. A mistyped rule is
+/// reported as that alone: it silences nothing because of the typo.
+fn silences_nothing(s: &Suppression, used: bool, known: &[&str]) -> Option<String> {
+    let named: Vec<&str> = s
+        .rules
+        .iter()
+        .map(String::as_str)
+        .filter(|r| known.contains(r))
+        .collect();
+    (!used && !named.is_empty())
+        .then(|| format!("the suppression of {} silences nothing", named.join(", ")))
+}
+
 /// Applies suppressions to findings on `today` (`YYYY-MM-DD`). Returns the findings that stand
 /// (with any problems of the suppressions themselves, as `suppression` findings at
 /// `severity`) and the ones silenced.
@@ -195,17 +208,10 @@ pub fn apply(
         }
     }
     for (s, used) in usable.iter().zip(used) {
-        // A mistyped rule is reported as that alone: it silences nothing because of the typo.
-        let named: Vec<&str> = s
-            .rules
-            .iter()
-            .map(String::as_str)
-            .filter(|r| known.contains(r))
-            .collect();
-        if !used && !named.is_empty() {
+        if let Some(problem) = silences_nothing(s, used, &known) {
             problems.push((
                 s,
-                format!("the suppression of {} silences nothing", named.join(", ")),
+                problem,
                 "remove it: the statement no longer raises these rules".into(),
             ));
         }
