@@ -5,8 +5,8 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use crate::change::AppliedKind;
 use crate::change::Span;
-use crate::evolve::AppliedKind;
 use crate::failure::Failure;
 use crate::frontend::ddl::Dialect;
 use crate::iceberg::types::{PrimitiveType, Type};

@@ -1,9 +1,9 @@
-//! `name-reuse`: a field is added, or renamed, to a name that a dropped field had — the seed's red
-//! line 2. Field ids keep the data apart, but names are what BI reports, views, lineage and
+//! `name-reuse`: a field is added, or renamed, to a name that a dropped field had: a dropped
+//! name stays retired, like its id. Field ids keep the data apart, but names are what BI reports, views, lineage and
 //! analysts use; and under a name mapping, old files' values of the dropped column resurface in
 //! the new one.
 
-use crate::evolve::{Applied, AppliedKind};
+use crate::change::{Applied, AppliedKind};
 use crate::finding::{MetadataPlace, Related, Severity};
 use crate::iceberg::types::Type;
 use crate::rules::{CommitInfo, Context, Rule, Violation};
@@ -132,7 +132,7 @@ fn reuse(cx: &Context<'_>, change: &Applied, retired: &[Retired]) -> Option<Viol
     let old = retired
         .iter()
         .rev()
-        .find(|r| r.id != field.id && r.path.eq_ignore_ascii_case(&field.path))?;
+        .find(|r| r.id != field.id && crate::iceberg::names::same_name(&r.path, &field.path))?;
     let doc = old
         .doc
         .as_ref()
