@@ -68,13 +68,18 @@ pub fn read_all(input: &mut impl BufRead, incoming: &Sender<Message>, replies: &
             }
         };
         match serde_json::from_slice::<Message>(&body) {
+            // lsp-server reads any object with an id and no method as a response; one with
+            // neither a result nor an error is a request that lost its method.
+            Ok(Message::Response(r)) if r.result.is_none() && r.error.is_none() => {
+                answer_malformed(&body, "a message with an id needs a method", replies)
+            }
             Ok(message) => {
                 let exit = matches!(&message, Message::Notification(n) if n.method == "exit");
                 if incoming.send(message).is_err() || exit {
                     return;
                 }
             }
-            Err(e) => answer_malformed(&body, &e, replies),
+            Err(e) => answer_malformed(&body, &e.to_string(), replies),
         }
     }
 }
@@ -118,7 +123,7 @@ fn read_frame(input: &mut impl BufRead) -> io::Result<Option<Frame>> {
 
 /// A payload that is not a message: answered with `InvalidRequest` when it carries an id the
 /// client can match, logged when it does not (JSON-RPC's null id has no form in lsp-server).
-fn answer_malformed(body: &[u8], error: &serde_json::Error, replies: &Sender<Message>) {
+fn answer_malformed(body: &[u8], error: &str, replies: &Sender<Message>) {
     let id = serde_json::from_slice::<serde_json::Value>(body)
         .ok()
         .and_then(|value| match value.get("id")? {
