@@ -174,7 +174,8 @@ impl Repo {
     /// entry, and untracked files are looked for only where one can change what `check` judges:
     /// under `proposal_prefixes` (every file a `proposals` glob matches lies under its literal
     /// prefix) and in the directories of `tables` where the located metadata could change (see
-    /// [`Repo::untracked_roots`]).
+    /// [`Repo::untracked_roots`]). Files deleted under `tables` are listed too: removing a
+    /// table's metadata is a change to it.
     pub fn changed_files(
         &self,
         base: Oid,
@@ -263,6 +264,13 @@ impl Repo {
         for root in self.untracked_roots(&index, proposal_prefixes, tables, &deleted) {
             self.untracked_under(&index, &root, &mut files);
         }
+        // A table's deleted metadata (`git rm -r` of its directory) changes the table, though
+        // nothing is left to read: the gate must judge it, not pass it as untouched.
+        files.extend(
+            deleted
+                .into_iter()
+                .filter(|path| tables.iter().any(|table| path.starts_with(table))),
+        );
         files.sort();
         files.dedup();
         Ok(files)
