@@ -11,15 +11,14 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::fs::{self, File};
-use std::io::BufReader;
+use std::fs;
 use std::path::{Path, PathBuf};
 
-use apache_avro::Reader;
 use apache_avro::types::Value as Avro;
 
 use crate::iceberg::metadata::TableMetadata;
 use crate::iceberg::partition::PartitionSpec;
+use crate::verify::avro::{Budget, records};
 use crate::verify::deletes::{Deletes, PositionDeletes};
 use crate::verify::partition_values::identity_values;
 use crate::verify::resolve::PartitionValues;
@@ -182,9 +181,10 @@ pub fn current_files(
         .filter_map(|s| Some((s.snapshot_id, s.schema_id?)))
         .collect();
 
+    let mut budget = Budget::default();
     let mut manifests: Vec<Manifest> = Vec::new();
     if let Some(list) = snapshot.get("manifest-list").and_then(|m| m.as_str()) {
-        for record in records(&locator.local(list)?, list)? {
+        for record in records(&locator.local(list)?, list, &mut budget)? {
             let path = string(field(&record, "manifest_path"))
                 .ok_or_else(|| format!("`{list}`: a manifest entry without `manifest_path`"))?;
             manifests.push(Manifest {
@@ -221,7 +221,7 @@ pub fn current_files(
     let mut data: Vec<Entry> = Vec::new();
     let mut deletes: Vec<Entry> = Vec::new();
     for manifest in &manifests {
-        for record in records(&locator.local(&manifest.path)?, &manifest.path)? {
+        for record in records(&locator.local(&manifest.path)?, &manifest.path, &mut budget)? {
             // status: 0 existing, 1 added, 2 deleted
             if int(field(&record, "status")) == Some(2) {
                 continue;
@@ -358,15 +358,6 @@ pub fn pick(files: Vec<DataFile>, n: usize) -> Vec<DataFile> {
         }
     }
     out
-}
-
-fn records(local: &Path, name: &str) -> Result<Vec<Avro>, String> {
-    let file = File::open(local).map_err(|e| format!("cannot open `{name}`: {e}"))?;
-    let reader = Reader::new(BufReader::new(file))
-        .map_err(|e| format!("`{name}` is not a readable Avro file: {e}"))?;
-    reader
-        .map(|r| r.map_err(|e| format!("`{name}`: {e}")))
-        .collect()
 }
 
 /// A record's field by name, through a union.
