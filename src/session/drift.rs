@@ -55,9 +55,12 @@ fn layout_differences(expected: &TableMetadata, committed: &TableMetadata) -> Ve
     out
 }
 
+/// A partition field as compared: source ids, field id, name, transform.
+type SpecField<'m> = (Vec<i32>, i32, &'m str, &'m str);
+
 /// The partition specs with v1's implied field ids made explicit, so a writer that spells them
 /// out is no drift from one that does not.
-fn specs(m: &TableMetadata) -> Vec<(i32, Vec<(Vec<i32>, i32, &str, &str)>)> {
+fn specs(m: &TableMetadata) -> Vec<(i32, Vec<SpecField<'_>>)> {
     m.partition_specs
         .iter()
         .map(|spec| {
