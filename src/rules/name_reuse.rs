@@ -1,12 +1,13 @@
-//! `name-reuse`: a field is added, or renamed, to a name that a dropped field had — the seed's red
-//! line 2. Field ids keep the data apart, but names are what BI reports, views, lineage and
+//! `name-reuse`: a field is added, or renamed, to a name that a dropped field had: a dropped
+//! name stays retired, like its id. Field ids keep the data apart, but names are what BI reports, views, lineage and
 //! analysts use; and under a name mapping, old files' values of the dropped column resurface in
 //! the new one.
 
 use std::collections::HashMap;
 
-use crate::evolve::{Applied, AppliedKind};
+use crate::change::{Applied, AppliedKind};
 use crate::finding::{MetadataPlace, Related, Severity};
+use crate::iceberg::names::{folded, same_name};
 use crate::iceberg::types::Type;
 use crate::rules::{CommitInfo, Context, Rule, Violation};
 
@@ -150,7 +151,7 @@ impl Rule for NameReuse {
     }
 }
 
-/// The retired fields by name (ASCII case-folded, as the lookup compares them), so a migration
+/// The retired fields by name (folded as Spark's resolver compares names), so a migration
 /// of N statements that add and drop the same name is N lookups, not N²/2 comparisons.
 struct RetiredNames {
     fields: Vec<Retired>,
@@ -171,7 +172,7 @@ impl RetiredNames {
 
     fn push(&mut self, field: Retired) {
         self.by_name
-            .entry(field.path.to_ascii_lowercase())
+            .entry(folded(&field.path))
             .or_default()
             .push(self.fields.len());
         self.fields.push(field);
@@ -179,12 +180,12 @@ impl RetiredNames {
 
     /// The latest field retired under `path` that is not field `id` itself.
     fn other_than(&self, id: i32, path: &str) -> Option<&Retired> {
-        let positions = self.by_name.get(&path.to_ascii_lowercase())?;
+        let positions = self.by_name.get(&folded(path))?;
         positions
             .iter()
             .rev()
             .map(|&p| &self.fields[p])
-            .find(|r| r.id != id)
+            .find(|r| r.id != id && same_name(&r.path, path))
     }
 }
 
