@@ -174,8 +174,7 @@ impl Repo {
     /// entry, and untracked files are looked for only where one can change what `check` judges:
     /// under `proposal_prefixes` (every file a `proposals` glob matches lies under its literal
     /// prefix) and in the directories of `tables` where the located metadata could change (see
-    /// [`Repo::untracked_roots`]). Files deleted under `tables` are listed too: removing a
-    /// table's metadata is a change to it.
+    /// [`Repo::untracked_roots`]). Deleted files of `tables` count: they change the table.
     pub fn changed_files(
         &self,
         base: Oid,
@@ -264,12 +263,11 @@ impl Repo {
         for root in self.untracked_roots(&index, proposal_prefixes, tables, &deleted) {
             self.untracked_under(&index, &root, &mut files);
         }
-        // A table's deleted metadata (`git rm -r` of its directory) changes the table, though
-        // nothing is left to read: the gate must judge it, not pass it as untouched.
+        // `git rm -r` of a table's metadata must be judged, not passed as untouched.
         files.extend(
             deleted
                 .into_iter()
-                .filter(|path| tables.iter().any(|table| path.starts_with(table))),
+                .filter(|p| tables.iter().any(|t| p.starts_with(t))),
         );
         files.sort();
         files.dedup();

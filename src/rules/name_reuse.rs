@@ -127,21 +127,7 @@ impl Rule for NameReuse {
                     // (`phone` renamed away and a new `phone` added, or renames that swap two
                     // names) gives the name to another id, the same harm to readers by name.
                     if let (AppliedKind::Rename, Some(field)) = (change.kind, &change.before) {
-                        retired.push(Retired {
-                            id: field.id,
-                            path: field.path.clone(),
-                            field_type: field.field_type.clone(),
-                            doc: field.doc.clone(),
-                            when: "renamed away earlier in this proposal".into(),
-                            place: Related::at(
-                                change.origin.clone(),
-                                format!(
-                                    "`{}` (field id {}) is renamed away here",
-                                    field.path, field.id
-                                ),
-                            ),
-                            commit: None,
-                        });
+                        retired.push(renamed_away(change, field));
                     }
                 }
                 _ => {}
@@ -186,6 +172,25 @@ impl RetiredNames {
             .rev()
             .map(|&p| &self.fields[p])
             .find(|r| r.id != id && same_name(&r.path, path))
+    }
+}
+
+/// The name a rename leaves behind, retired as a drop retires it.
+fn renamed_away(change: &Applied, field: &crate::iceberg::schema::FieldInfo) -> Retired {
+    Retired {
+        id: field.id,
+        path: field.path.clone(),
+        field_type: field.field_type.clone(),
+        doc: field.doc.clone(),
+        when: "renamed away earlier in this proposal".into(),
+        place: Related::at(
+            change.origin.clone(),
+            format!(
+                "`{}` (field id {}) is renamed away here",
+                field.path, field.id
+            ),
+        ),
+        commit: None,
     }
 }
 

@@ -152,7 +152,7 @@ fn stale(
 /// The first few differences, in words, expected (from the proposals) against committed.
 pub fn differences(expected: &TableMetadata, committed: &TableMetadata) -> Vec<String> {
     const SHOWN: usize = 5;
-    let mut out = Vec::new();
+    let mut out = layout_differences(expected, committed);
     let fields = |m: &TableMetadata| -> Vec<FieldInfo> {
         m.current_schema()
             .walk()
@@ -248,7 +248,6 @@ pub fn differences(expected: &TableMetadata, committed: &TableMetadata) -> Vec<S
             out.push("the name mapping (`schema.name-mapping.default`) differs".into());
         }
     }
-    out.extend(layout_differences(expected, committed));
     if out.len() > SHOWN {
         let more = out.len() - SHOWN;
         out.truncate(SHOWN);
