@@ -353,6 +353,23 @@ impl TableAt<'_> {
         })
     }
 
+    /// The command that writes the metadata the migrations give: over the table's metadata when
+    /// it existed, else into a new metadata file.
+    fn apply_command(&self, path: &str, existed: bool, files: &[String]) -> String {
+        if existed {
+            format!(
+                "fieldgate apply --write --metadata {path} {}",
+                files.join(" ")
+            )
+        } else {
+            format!(
+                "fieldgate apply -o {} {}",
+                new_metadata_file(self.path),
+                files.join(" ")
+            )
+        }
+    }
+
     /// A `metadata-drift` finding when the committed metadata is not what the proposals give.
     fn drift(
         &self,
@@ -364,18 +381,7 @@ impl TableAt<'_> {
         severity: Severity,
     ) -> Result<Option<Finding>, Failure> {
         let path = slashed(self.path);
-        let apply = if existed {
-            format!(
-                "fieldgate apply --write --metadata {path} {}",
-                files.join(" ")
-            )
-        } else {
-            format!(
-                "fieldgate apply -o {} {}",
-                new_metadata_file(self.path),
-                files.join(" ")
-            )
-        };
+        let apply = self.apply_command(&path, existed, files);
         let restore = format!("git checkout {} -- {path}", self.base.info.id);
         let committed = self.committed(&path)?;
         let table = &self.table.name;

@@ -175,11 +175,7 @@ pub fn current_files(
                 .find(|s| s.get("snapshot-id").and_then(|i| i.as_i64()) == Some(current))
         })
         .ok_or_else(|| format!("current snapshot {current} is not in `snapshots`"))?;
-    let schema_of: BTreeMap<i64, i32> = metadata
-        .snapshots
-        .iter()
-        .filter_map(|s| Some((s.snapshot_id, s.schema_id?)))
-        .collect();
+    let schema_of = snapshot_schemas(metadata);
 
     let mut budget = Budget::default();
     let mut manifests: Vec<Manifest> = Vec::new();
@@ -293,6 +289,15 @@ pub fn current_files(
         file.deletes = found;
     }
     Ok(files)
+}
+
+/// The schema each snapshot was written with, by snapshot id, where the metadata records it.
+fn snapshot_schemas(metadata: &TableMetadata) -> BTreeMap<i64, i32> {
+    metadata
+        .snapshots
+        .iter()
+        .filter_map(|s| Some((s.snapshot_id, s.schema_id?)))
+        .collect()
 }
 
 /// The delete files that apply to a data file (spec "Scan Planning"): in its partition (or
