@@ -1567,3 +1567,85 @@ fn a_migration_hidden_from_the_proposals_globs_is_still_judged() {
     assert_eq!(code, Some(0), "{report:#}");
     assert_eq!(rules(&report), ["policy-relaxation"]);
 }
+
+/// `check` on a change that breaks `db.orders`'s committed metadata as `breaks` says, with no
+/// migration: never a pass, always a metadata-drift finding that says what happened.
+fn broken_orders_metadata_fails(breaks: impl FnOnce(&Lake), expected: &str) {
+    let lake = lake_with_tables();
+    breaks(&lake);
+    lake.commit("break orders", 0, "Mallory");
+    let (code, report) = lake.check_json();
+    assert_eq!(code, Some(1), "{report:#}");
+    let found = diagnostics(&report);
+    assert!(
+        found
+            .iter()
+            .any(|f| f.0 == "metadata-drift" && f.1 == "error" && f.2.contains(expected)),
+        "{expected}: {found:?}"
+    );
+}
+
+#[test]
+fn a_table_whose_metadata_the_change_removes_or_breaks_is_never_passed() {
+    let v5 = "warehouse/db/orders/metadata/v5.metadata.json";
+    broken_orders_metadata_fails(
+        |lake| {
+            lake.git(&["rm", "-q", "-r", "warehouse/db/orders"]);
+        },
+        "without readable Iceberg metadata",
+    );
+    broken_orders_metadata_fails(
+        |lake| {
+            let text = lake.read(v5);
+            lake.write(v5, &text[..text.len() / 2]);
+        },
+        "without readable Iceberg metadata",
+    );
+    broken_orders_metadata_fails(
+        |lake| {
+            // A duplicate key, which readers disagree about: last wins in some, first in others.
+            let text = lake.read(v5);
+            lake.write(v5, &text.replacen('{', r#"{"last-column-id":3,"#, 1));
+        },
+        "without readable Iceberg metadata",
+    );
+    broken_orders_metadata_fails(
+        |lake| lake.write("warehouse/db/orders/metadata/version-hint.text", "99\n"),
+        "without readable Iceberg metadata",
+    );
+}
+
+#[test]
+fn partition_specs_sort_orders_and_format_version_edited_by_hand_are_drift() {
+    let v5 = "warehouse/db/orders/metadata/v5.metadata.json";
+    broken_orders_metadata_fails(
+        |lake| {
+            // The spec emptied, so the next change could drop `order_ts` unseen.
+            let text = lake.read(v5).replacen(
+                r#"{"source-id":2,"field-id":1001,"transform":"day","name":"order_ts_day"}"#,
+                "",
+                1,
+            );
+            lake.write(v5, &text);
+        },
+        "the partition specs (`partition-specs`, `default-spec-id`) differ",
+    );
+    broken_orders_metadata_fails(
+        |lake| {
+            let text = lake
+                .read(v5)
+                .replacen(r#""direction":"asc""#, r#""direction":"desc""#, 1);
+            lake.write(v5, &text);
+        },
+        "the sort orders",
+    );
+    broken_orders_metadata_fails(
+        |lake| {
+            let text = lake
+                .read(v5)
+                .replacen(r#""format-version":2"#, r#""format-version":1"#, 1);
+            lake.write(v5, &text);
+        },
+        "`format-version` is 1 in the metadata, 2 from the migrations",
+    );
+}

@@ -16,6 +16,12 @@ pub fn same_name(a: &str, b: &str) -> bool {
             && a.chars().zip(b.chars()).all(|(x, y)| fold(x) == fold(y)))
 }
 
+/// `name` with each character folded as [`same_name`] folds it: names Spark takes for the same
+/// have the same key (a lookup confirms with [`same_name`]).
+pub fn folded(name: &str) -> String {
+    name.chars().map(fold).collect()
+}
+
 /// Java's `Character.toLowerCase(Character.toUpperCase(c))`: the class of `c` under
 /// `equalsIgnoreCase`.
 fn fold(c: char) -> char {

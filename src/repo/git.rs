@@ -7,8 +7,9 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use git2::{Commit, Delta, DiffOptions, Index, IndexEntry, ObjectType, Oid, Repository, Tree};
+use git2::{Commit, Delta, DiffOptions, Index, ObjectType, Oid, Repository, Tree};
 
+use crate::repo::index_stat::{entry_path, stat_matches};
 use crate::repo::location::{Files, locate_in};
 use crate::rules::CommitInfo;
 
@@ -174,7 +175,7 @@ impl Repo {
     /// entry, and untracked files are looked for only where one can change what `check` judges:
     /// under `proposal_prefixes` (every file a `proposals` glob matches lies under its literal
     /// prefix) and in the directories of `tables` where the located metadata could change (see
-    /// [`Repo::untracked_roots`]).
+    /// [`Repo::untracked_roots`]). Deleted files of `tables` count: they change the table.
     pub fn changed_files(
         &self,
         base: Oid,
@@ -263,6 +264,12 @@ impl Repo {
         for root in self.untracked_roots(&index, proposal_prefixes, tables, &deleted) {
             self.untracked_under(&index, &root, &mut files);
         }
+        // `git rm -r` of a table's metadata must be judged, not passed as untouched.
+        files.extend(
+            deleted
+                .into_iter()
+                .filter(|p| tables.iter().any(|t| p.starts_with(t))),
+        );
         files.sort();
         files.dedup();
         Ok(files)
@@ -471,50 +478,6 @@ impl Repo {
 /// working tree costs less than the matching.
 const MAX_PATHSPECS: usize = 256;
 
-/// Whether `file`'s stat is the one the index recorded for `entry`, field by field as git
-/// compares them; any difference leaves the decision to the contents.
-#[cfg(unix)]
-fn stat_matches(entry: &IndexEntry, file: &std::fs::Metadata) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    let mode = if file.file_type().is_symlink() {
-        LINK_MODE as u32
-    } else if file.is_file() && file.mode() & 0o111 != 0 {
-        0o100755
-    } else if file.is_file() {
-        0o100644
-    } else {
-        return false;
-    };
-    // The index keeps the low 32 bits of each, as git does.
-    entry.mode == mode
-        && entry.file_size == file.size() as u32
-        && i64::from(entry.mtime.seconds()) == file.mtime()
-        && i64::from(entry.mtime.nanoseconds()) == file.mtime_nsec()
-        && i64::from(entry.ctime.seconds()) == file.ctime()
-        && i64::from(entry.ctime.nanoseconds()) == file.ctime_nsec()
-        && entry.ino == file.ino() as u32
-        && entry.dev == file.dev() as u32
-        && entry.uid == file.uid()
-        && entry.gid == file.gid()
-}
-
-/// Without unix stat fields every entry is left to libgit2.
-#[cfg(not(unix))]
-fn stat_matches(_: &IndexEntry, _: &std::fs::Metadata) -> bool {
-    false
-}
-
-#[cfg(unix)]
-fn entry_path(bytes: &[u8]) -> PathBuf {
-    use std::os::unix::ffi::OsStrExt;
-    PathBuf::from(std::ffi::OsStr::from_bytes(bytes))
-}
-
-#[cfg(not(unix))]
-fn entry_path(bytes: &[u8]) -> PathBuf {
-    PathBuf::from(String::from_utf8_lossy(bytes).into_owned())
-}
-
 /// A delta that leaves a file to read: what `check` counts as changed.
 fn is_change(status: Delta) -> bool {
     matches!(
@@ -561,7 +524,7 @@ struct Entry {
 }
 
 /// Git's file mode of a symbolic link; its blob holds the target path.
-const LINK_MODE: i32 = 0o120000;
+pub(super) const LINK_MODE: i32 = 0o120000;
 
 /// More links than this in one path is a loop (Linux's limit).
 const MAX_LINKS: usize = 40;

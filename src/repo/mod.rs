@@ -4,6 +4,7 @@ pub mod atomic;
 pub mod config;
 pub mod git;
 pub mod glob;
+pub mod index_stat;
 pub mod location;
 pub mod relaxation;
 pub mod sample;

@@ -91,14 +91,18 @@ pub fn command(level: &str, location: Option<&Location>, title: &str, message: &
     )
 }
 
-/// A command's message (and any other line the format prints): `%`, CR and LF, and the runner's
+/// A command's message (and any other line the format prints): `%`, CR and LF, other control
+/// characters shown as `\u{..}`, and the runner's
 /// older command syntax (`##[add-mask]`), which it recognises anywhere in a line that is not a
 /// `::` command.
 pub fn escape_data(text: &str) -> String {
-    text.replace('%', "%25")
+    let escaped = text
+        .replace('%', "%25")
         .replace('\r', "%0D")
         .replace('\n', "%0A")
-        .replace("##[", "##\\[")
+        .replace("##[", "##\\[");
+    // The log viewer interprets escape sequences; the rest of the controls as `human` shows them.
+    crate::report::terminal::escape(&escaped).into_owned()
 }
 
 /// A property value: the message escapes plus `:` and `,`, which end a value.

@@ -439,8 +439,9 @@ fn prose(input: &str) -> String {
     out
 }
 
+/// One line, with control characters (an escape sequence in a name) shown, not kept raw.
 fn one_line(text: &str) -> String {
-    crate::report::one_line(text)
+    crate::report::terminal::escape(&crate::report::one_line(text)).into_owned()
 }
 
 #[cfg(test)]

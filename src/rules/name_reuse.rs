@@ -3,8 +3,11 @@
 //! analysts use; and under a name mapping, old files' values of the dropped column resurface in
 //! the new one.
 
+use std::collections::HashMap;
+
 use crate::change::{Applied, AppliedKind};
 use crate::finding::{MetadataPlace, Related, Severity};
+use crate::iceberg::names::{folded, same_name};
 use crate::iceberg::types::Type;
 use crate::rules::{CommitInfo, Context, Rule, Violation};
 
@@ -96,6 +99,7 @@ impl Rule for NameReuse {
                 );
             }
         }
+        let mut retired = RetiredNames::new(retired);
         let mut out = Vec::new();
         for change in cx.applied {
             match change.kind {
@@ -119,6 +123,12 @@ impl Rule for NameReuse {
                     if let Some(violation) = reuse(cx, change, &retired) {
                         out.push(violation);
                     }
+                    // A rename frees the old name as a drop does: another field taking it next
+                    // (`phone` renamed away and a new `phone` added, or renames that swap two
+                    // names) gives the name to another id, the same harm to readers by name.
+                    if let (AppliedKind::Rename, Some(field)) = (change.kind, &change.before) {
+                        retired.push(renamed_away(change, field));
+                    }
                 }
                 _ => {}
             }
@@ -127,12 +137,66 @@ impl Rule for NameReuse {
     }
 }
 
-fn reuse(cx: &Context<'_>, change: &Applied, retired: &[Retired]) -> Option<Violation> {
+/// The retired fields by name (folded as Spark's resolver compares names), so a migration
+/// of N statements that add and drop the same name is N lookups, not N²/2 comparisons.
+struct RetiredNames {
+    fields: Vec<Retired>,
+    by_name: HashMap<String, Vec<usize>>,
+}
+
+impl RetiredNames {
+    fn new(fields: Vec<Retired>) -> RetiredNames {
+        let mut names = RetiredNames {
+            fields: Vec::with_capacity(fields.len()),
+            by_name: HashMap::new(),
+        };
+        for field in fields {
+            names.push(field);
+        }
+        names
+    }
+
+    fn push(&mut self, field: Retired) {
+        self.by_name
+            .entry(folded(&field.path))
+            .or_default()
+            .push(self.fields.len());
+        self.fields.push(field);
+    }
+
+    /// The latest field retired under `path` that is not field `id` itself.
+    fn other_than(&self, id: i32, path: &str) -> Option<&Retired> {
+        let positions = self.by_name.get(&folded(path))?;
+        positions
+            .iter()
+            .rev()
+            .map(|&p| &self.fields[p])
+            .find(|r| r.id != id && same_name(&r.path, path))
+    }
+}
+
+/// The name a rename leaves behind, retired as a drop retires it.
+fn renamed_away(change: &Applied, field: &crate::iceberg::schema::FieldInfo) -> Retired {
+    Retired {
+        id: field.id,
+        path: field.path.clone(),
+        field_type: field.field_type.clone(),
+        doc: field.doc.clone(),
+        when: "renamed away earlier in this proposal".into(),
+        place: Related::at(
+            change.origin.clone(),
+            format!(
+                "`{}` (field id {}) is renamed away here",
+                field.path, field.id
+            ),
+        ),
+        commit: None,
+    }
+}
+
+fn reuse(cx: &Context<'_>, change: &Applied, retired: &RetiredNames) -> Option<Violation> {
     let field = change.after.as_ref()?;
-    let old = retired
-        .iter()
-        .rev()
-        .find(|r| r.id != field.id && crate::iceberg::names::same_name(&r.path, &field.path))?;
+    let old = retired.other_than(field.id, &field.path)?;
     let doc = old
         .doc
         .as_ref()
@@ -187,6 +251,24 @@ mod tests {
             ["name-reuse"]
         );
         assert!(fired(&base, "ALTER TABLE t ADD COLUMN shipping_status string").is_empty());
+    }
+
+    #[test]
+    fn a_name_freed_by_a_rename_is_reused_too() {
+        let base = table_with_history();
+        let sql = "ALTER TABLE t RENAME COLUMN id TO order_id; ALTER TABLE t ADD COLUMN id bigint";
+        assert!(fired(&base, sql).contains(&"name-reuse"));
+        // Three renames that swap two names: each name now belongs to the other id.
+        let swap = "ALTER TABLE t RENAME COLUMN id TO tmp; ALTER TABLE t RENAME COLUMN region TO id; ALTER TABLE t RENAME COLUMN tmp TO region";
+        let fired_swap = fired(&base, swap);
+        assert_eq!(
+            fired_swap.iter().filter(|r| **r == "name-reuse").count(),
+            2,
+            "{fired_swap:?}"
+        );
+        // Renaming a field back to its own old name gives the name to no other id.
+        let back = "ALTER TABLE t RENAME COLUMN id TO tmp; ALTER TABLE t RENAME COLUMN tmp TO id";
+        assert!(!fired(&base, back).contains(&"name-reuse"));
     }
 
     #[test]

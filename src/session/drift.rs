@@ -1,6 +1,9 @@
 //! `metadata-drift`: the committed metadata must be exactly what `apply` makes of the base and the
 //! proposals. Compared by meaning, not bytes (`last-updated-ms` and formatting differ by writer):
-//! the schemas with their ids, the current schema id, `last-column-id` and the name mapping. A
+//! everything the gate judges by, the schemas with their ids and identifier fields, the current
+//! schema id, `last-column-id`, the name mapping (the property that changes how readers resolve
+//! columns), the format version, the partition specs and sort orders with their defaults (a
+//! partition spec emptied by hand would let the next change drop its source unseen). A
 //! difference is told as missing (nothing applied), stale (only the first statements applied) or
 //! different (edited by hand, or by a writer that does something else), each with the command
 //! that fixes it.
@@ -8,6 +11,7 @@
 use crate::change::{Statement, StatementKind};
 use crate::evolve::evolve;
 use crate::iceberg::metadata::TableMetadata;
+use crate::iceberg::partition::PARTITION_DATA_ID_START;
 use crate::iceberg::schema::{FieldInfo, MemberKind};
 
 /// How the committed metadata relates to what the proposals give.
@@ -21,12 +25,62 @@ pub enum Drift {
     Differs(Vec<String>),
 }
 
-/// Whether two metadata documents agree on everything a schema change writes.
-pub fn same_schema_state(a: &TableMetadata, b: &TableMetadata) -> bool {
+/// Whether two metadata documents agree on everything the gate judges by.
+pub fn same_state(a: &TableMetadata, b: &TableMetadata) -> bool {
     a.current_schema_id == b.current_schema_id
         && a.last_column_id == b.last_column_id
         && a.schemas == b.schemas
         && same_mapping(a, b)
+        && layout_differences(a, b).is_empty()
+}
+
+/// What differs outside the schemas: format version, partition specs, sort orders.
+fn layout_differences(expected: &TableMetadata, committed: &TableMetadata) -> Vec<String> {
+    let mut out = Vec::new();
+    if expected.format_version != committed.format_version {
+        out.push(format!(
+            "`format-version` is {} in the metadata, {} from the migrations",
+            committed.format_version, expected.format_version
+        ));
+    }
+    if specs(expected) != specs(committed) || expected.default_spec_id != committed.default_spec_id
+    {
+        out.push("the partition specs (`partition-specs`, `default-spec-id`) differ".into());
+    }
+    if expected.sort_orders != committed.sort_orders
+        || expected.default_sort_order_id != committed.default_sort_order_id
+    {
+        out.push("the sort orders (`sort-orders`, `default-sort-order-id`) differ".into());
+    }
+    out
+}
+
+/// A partition field as compared: source ids, field id, name, transform.
+type SpecField<'m> = (Vec<i32>, i32, &'m str, &'m str);
+
+/// The partition specs with v1's implied field ids made explicit, so a writer that spells them
+/// out is no drift from one that does not.
+fn specs(m: &TableMetadata) -> Vec<(i32, Vec<SpecField<'_>>)> {
+    m.partition_specs
+        .iter()
+        .map(|spec| {
+            let fields = spec
+                .fields
+                .iter()
+                .zip(PARTITION_DATA_ID_START..)
+                .map(|(f, implied)| {
+                    let id = f.field_id.unwrap_or(implied);
+                    (
+                        f.source_ids.clone(),
+                        id,
+                        f.name.as_str(),
+                        f.transform.as_str(),
+                    )
+                })
+                .collect();
+            (spec.spec_id, fields)
+        })
+        .collect()
 }
 
 /// The name mappings agree on every name (see [`crate::iceberg::name_mapping::NameMapping::same_meaning`]): metadata written
@@ -46,10 +100,10 @@ pub fn compare(
     expected: &TableMetadata,
     committed: &TableMetadata,
 ) -> Option<Drift> {
-    if same_schema_state(expected, committed) {
+    if same_state(expected, committed) {
         return None;
     }
-    if same_schema_state(base, committed) {
+    if same_state(base, committed) {
         return Some(Drift::Missing);
     }
     let alters: Vec<&[crate::change::Change]> = statements
@@ -88,7 +142,7 @@ fn stale(
         if partial.metadata.schemas.len() < held {
             break;
         }
-        if partial.problems.is_empty() && same_schema_state(&partial.metadata, committed) {
+        if partial.problems.is_empty() && same_state(&partial.metadata, committed) {
             return Some(Drift::Stale { applied });
         }
     }
@@ -98,7 +152,7 @@ fn stale(
 /// The first few differences, in words, expected (from the proposals) against committed.
 pub fn differences(expected: &TableMetadata, committed: &TableMetadata) -> Vec<String> {
     const SHOWN: usize = 5;
-    let mut out = Vec::new();
+    let mut out = layout_differences(expected, committed);
     let fields = |m: &TableMetadata| -> Vec<FieldInfo> {
         m.current_schema()
             .walk()

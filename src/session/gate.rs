@@ -10,6 +10,7 @@
 //! schema once its rules pass.
 
 use std::env;
+use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -81,6 +82,8 @@ pub fn gate(args: &CheckArgs, fail_on: Severity) -> Result<Gated, Failure> {
     let proposals: Vec<&PathBuf> = changed
         .iter()
         .filter(|file| is_proposal(&globs, &table_paths, file))
+        // A deleted file is listed when it was a table's; as a proposal it proposes nothing.
+        .filter(|file| fs::symlink_metadata(root.join(file)).is_ok())
         .collect();
     let dialect = config.dialect.unwrap_or(Dialect::Spark);
     let parsed = parse_all(&proposals, dialect, |file| Ok(work_tree.resolve(file)?))?;
@@ -350,6 +353,23 @@ impl TableAt<'_> {
         })
     }
 
+    /// The command that writes the metadata the migrations give: over the table's metadata when
+    /// it existed, else into a new metadata file.
+    fn apply_command(&self, path: &str, existed: bool, files: &[String]) -> String {
+        if existed {
+            format!(
+                "fieldgate apply --write --metadata {path} {}",
+                files.join(" ")
+            )
+        } else {
+            format!(
+                "fieldgate apply -o {} {}",
+                new_metadata_file(self.path),
+                files.join(" ")
+            )
+        }
+    }
+
     /// A `metadata-drift` finding when the committed metadata is not what the proposals give.
     fn drift(
         &self,
@@ -361,26 +381,28 @@ impl TableAt<'_> {
         severity: Severity,
     ) -> Result<Option<Finding>, Failure> {
         let path = slashed(self.path);
-        let apply = if existed {
-            format!(
-                "fieldgate apply --write --metadata {path} {}",
-                files.join(" ")
-            )
-        } else {
-            format!(
-                "fieldgate apply -o {} {}",
-                new_metadata_file(self.path),
-                files.join(" ")
-            )
-        };
+        let apply = self.apply_command(&path, existed, files);
         let restore = format!("git checkout {} -- {path}", self.base.info.id);
         let committed = self.committed(&path)?;
         let table = &self.table.name;
         let (message, help) = match committed {
-            Err(_) if files.is_empty() => return Ok(None),
-            Err(_) => (
+            // A table nothing proposes and nothing had: nothing to judge.
+            Err(_) if files.is_empty() && !existed => return Ok(None),
+            // Removed, truncated, hand-broken, pointed at a missing version: never a pass, or a
+            // pull request could blind the gate to a table by breaking its metadata.
+            Err(why) if files.is_empty() => (
                 format!(
-                    "{table}: the change has no committed metadata: `{path}` holds no readable Iceberg metadata in the working tree"
+                    "{table}: the change leaves `{path}` without readable Iceberg metadata: {}",
+                    failure_text(&why)
+                ),
+                format!(
+                    "a table's metadata is written by `fieldgate apply`: restore it with `{restore}`, or remove the table from {CONFIG_FILE} in a change of its own"
+                ),
+            ),
+            Err(why) => (
+                format!(
+                    "{table}: the change has no committed metadata: `{path}` holds no readable Iceberg metadata in the working tree ({})",
+                    failure_text(&why)
                 ),
                 format!("run `{apply}` and commit the metadata it writes"),
             ),
@@ -445,6 +467,17 @@ impl TableAt<'_> {
             help: Some(help),
             related: Vec::new(),
         }))
+    }
+}
+
+/// Why a read failed, in one line: its first problem, with the file it was found in.
+fn failure_text(failure: &Failure) -> String {
+    match failure {
+        Failure::Message(message) => message.clone(),
+        Failure::Located(errors) => errors
+            .first()
+            .map(|e| format!("{} ({})", e.message, e.source.name))
+            .unwrap_or_default(),
     }
 }
 

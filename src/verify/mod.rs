@@ -6,11 +6,12 @@
 //! per-column statuses and a read plan; [`read`] reads only the planned leaf columns through a
 //! byte-counting handle ([`counting`]), [`project`]s each batch into the table's types and hands
 //! rows, rendered by [`values`], to a sink, leaving out the rows [`deletes`] deletes; [`sample`]
-//! picks files of the table itself from its manifests, with the [`partition_values`] readers fill
+//! picks files of the table itself from its manifests (read within [`avro`]'s budgets), with the [`partition_values`] readers fill
 //! missing columns from, and [`listed`] looks files named by path up in them; [`report`] prints the result for people or as JSON; [`gate`] runs the same reads
 //! inside `apply` and `check`, under the schema the change produces, and turns failures into
 //! findings.
 
+pub mod avro;
 pub mod counting;
 pub mod deletes;
 pub mod error;

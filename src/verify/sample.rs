@@ -11,15 +11,14 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::fs::{self, File};
-use std::io::BufReader;
+use std::fs;
 use std::path::{Path, PathBuf};
 
-use apache_avro::Reader;
 use apache_avro::types::Value as Avro;
 
 use crate::iceberg::metadata::TableMetadata;
 use crate::iceberg::partition::PartitionSpec;
+use crate::verify::avro::{Budget, records};
 use crate::verify::deletes::{Deletes, PositionDeletes};
 use crate::verify::partition_values::identity_values;
 use crate::verify::resolve::PartitionValues;
@@ -176,15 +175,12 @@ pub fn current_files(
                 .find(|s| s.get("snapshot-id").and_then(|i| i.as_i64()) == Some(current))
         })
         .ok_or_else(|| format!("current snapshot {current} is not in `snapshots`"))?;
-    let schema_of: BTreeMap<i64, i32> = metadata
-        .snapshots
-        .iter()
-        .filter_map(|s| Some((s.snapshot_id, s.schema_id?)))
-        .collect();
+    let schema_of = snapshot_schemas(metadata);
 
+    let mut budget = Budget::default();
     let mut manifests: Vec<Manifest> = Vec::new();
     if let Some(list) = snapshot.get("manifest-list").and_then(|m| m.as_str()) {
-        for record in records(&locator.local(list)?, list)? {
+        for record in records(&locator.local(list)?, list, &mut budget)? {
             let path = string(field(&record, "manifest_path"))
                 .ok_or_else(|| format!("`{list}`: a manifest entry without `manifest_path`"))?;
             manifests.push(Manifest {
@@ -221,7 +217,7 @@ pub fn current_files(
     let mut data: Vec<Entry> = Vec::new();
     let mut deletes: Vec<Entry> = Vec::new();
     for manifest in &manifests {
-        for record in records(&locator.local(&manifest.path)?, &manifest.path)? {
+        for record in records(&locator.local(&manifest.path)?, &manifest.path, &mut budget)? {
             // status: 0 existing, 1 added, 2 deleted
             if int(field(&record, "status")) == Some(2) {
                 continue;
@@ -295,6 +291,15 @@ pub fn current_files(
     Ok(files)
 }
 
+/// The schema each snapshot was written with, by snapshot id, where the metadata records it.
+fn snapshot_schemas(metadata: &TableMetadata) -> BTreeMap<i64, i32> {
+    metadata
+        .snapshots
+        .iter()
+        .filter_map(|s| Some((s.snapshot_id, s.schema_id?)))
+        .collect()
+}
+
 /// The delete files that apply to a data file (spec "Scan Planning"): in its partition (or
 /// in an unpartitioned spec), with a position delete no older and an equality delete newer
 /// than the data file, and a position delete's `referenced_data_file`, if any, naming it.
@@ -358,15 +363,6 @@ pub fn pick(files: Vec<DataFile>, n: usize) -> Vec<DataFile> {
         }
     }
     out
-}
-
-fn records(local: &Path, name: &str) -> Result<Vec<Avro>, String> {
-    let file = File::open(local).map_err(|e| format!("cannot open `{name}`: {e}"))?;
-    let reader = Reader::new(BufReader::new(file))
-        .map_err(|e| format!("`{name}` is not a readable Avro file: {e}"))?;
-    reader
-        .map(|r| r.map_err(|e| format!("`{name}`: {e}")))
-        .collect()
 }
 
 /// A record's field by name, through a union.

@@ -1,0 +1,257 @@
+//! Hostile pull requests, run the way the Action runs the gate: a scratch git repository with a
+//! base branch and a `pr` branch whose author controls every file (migrations and their names,
+//! `fieldgate.yaml`, table metadata, manifests), then `fieldgate check` in the formats the
+//! Action shows (`github` in the log, the Markdown summary that is also the PR comment) and the
+//! terminal's `human`. Each case asserts the verdict and that nothing live reaches the output;
+//! every run is under a wall-time and a memory cap (prlimit), so a hang or a runaway
+//! allocation fails the test instead of the machine.
+//!
+//! The summary is rendered by cmark-gfm, GitHub's own Markdown renderer, when
+//! `FIELDGATE_GFM_PYTHON` names a Python with `cmarkgfm` (`.ci/run` installs it; under `CI` the
+//! renderer is required), and the HTML must hold no element or link from the input.
+
+use std::fs;
+use std::io::Read;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+mod common;
+use common::{git, root, text};
+
+/// The caps every run is held to: far above what a real check of these repositories needs.
+const WALL: Duration = Duration::from_secs(60);
+const MEMORY_BYTES: u64 = 2 << 30;
+
+struct Run {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+/// `fieldgate args` in `dir` under the caps; a run that exceeds the wall time is killed and
+/// fails the test.
+fn capped(dir: &Path, args: &[&str]) -> Run {
+    let mut child = Command::new("prlimit")
+        .arg(format!("--as={MEMORY_BYTES}"))
+        .arg("--")
+        .arg(env!("CARGO_BIN_EXE_fieldgate"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .env_remove("GITHUB_BASE_REF")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("prlimit runs fieldgate");
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > WALL {
+            child.kill().unwrap();
+            panic!("fieldgate {args:?} ran over {WALL:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut stdout = Vec::new();
+    let mut stderr = Vec::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_end(&mut stdout)
+        .unwrap();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_end(&mut stderr)
+        .unwrap();
+    Run {
+        code: status.code(),
+        stdout: text(&stdout),
+        stderr: text(&stderr),
+    }
+}
+
+/// A repository with `db.orders` (pyiceberg's fixture) committed on `main`, `pr` checked out.
+fn repo(config: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path();
+    git(path, &["init", "-q", "-b", "main"]);
+    fs::write(path.join("fieldgate.yaml"), config).unwrap();
+    let metadata = path.join("warehouse/db/orders/metadata");
+    fs::create_dir_all(&metadata).unwrap();
+    let fixture = root().join("tests/fixtures/tables/orders/metadata");
+    for name in ["v5.metadata.json", "version-hint.text"] {
+        fs::copy(fixture.join(name), metadata.join(name)).unwrap();
+    }
+    fs::write(metadata.join("version-hint.text"), "5\n").unwrap();
+    commit(path, "tables");
+    git(path, &["checkout", "-q", "-b", "pr"]);
+    dir
+}
+
+fn commit(path: &Path, message: &str) {
+    git(path, &["add", "-A"]);
+    git(path, &["commit", "-q", "-m", message]);
+}
+
+const CONFIG: &str = "tables:\n  db.orders:\n    metadata: warehouse/db/orders\nproposals:\n  - migrations/**/*.sql\n";
+
+/// What a hostile author puts in names and reasons: a workflow command after a line break, the
+/// older `##[` command syntax, HTML and a link after backticks, a mention, a terminal escape
+/// sequence (an OSC 52 clipboard write) and a lone CR.
+const PAYLOAD: &str = "x``\n::add-mask::s3cret ##[add-mask]s3cret <img src=x onerror=alert(1)> [a](https://evil.example) @everyone \u{1b}]52;c;ZXZpbA==\u{7}\rover";
+
+fn payload_without_newline() -> String {
+    PAYLOAD.replace('\n', " ")
+}
+
+/// Every line a `github` report prints is one of its own commands or plain lines.
+fn assert_no_injected_workflow_command(log: &str) {
+    for line in log.lines() {
+        let ours = [
+            "::error ",
+            "::warning ",
+            "::notice ",
+            "suppressed ",
+            "fieldgate ",
+        ]
+        .iter()
+        .any(|p| line.starts_with(p));
+        assert!(
+            ours,
+            "a line fieldgate did not mean to print: {line:?}\n{log}"
+        );
+        assert!(!line.contains("##["), "{line:?}");
+        assert!(!line.contains('\r') && !line.contains('\u{1b}'), "{line:?}");
+    }
+}
+
+fn assert_terminal_safe(output: &str) {
+    assert!(!output.contains('\u{1b}'), "a raw escape: {output:?}");
+    assert!(!output.contains('\u{7}'), "a raw BEL: {output:?}");
+    assert!(
+        !output.replace("\r\n", "\n").contains('\r'),
+        "a lone CR: {output:?}"
+    );
+}
+
+/// The summary as GitHub renders it holds no element or link from the input.
+fn assert_summary_inert(markdown: &str) {
+    let python = std::env::var("FIELDGATE_GFM_PYTHON").ok();
+    let Some(python) = python.filter(|p| !p.is_empty()) else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI renders the summary with cmark-gfm: set FIELDGATE_GFM_PYTHON"
+        );
+        return;
+    };
+    let mut child = Command::new(python)
+        .args([
+            "-c",
+            "import sys, cmarkgfm\nfrom cmarkgfm.cmark import Options\nsys.stdout.write(cmarkgfm.github_flavored_markdown_to_html(sys.stdin.read(), options=Options.CMARK_OPT_UNSAFE))",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("the cmark-gfm Python runs");
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(markdown.as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success());
+    let html = text(&output.stdout);
+    assert!(html.contains("<table>"), "{html}");
+    for live in ["<img", "<a ", "href=", "<script"] {
+        assert!(
+            !html.contains(live),
+            "{live} in the rendered summary:\n{html}"
+        );
+    }
+}
+
+/// The Action's run: `github` to the log and the Markdown summary to a file.
+fn check_as_the_action(dir: &Path) -> (Run, String) {
+    let run = capped(
+        dir,
+        &["check", "--format", "github", "--summary", "summary.md"],
+    );
+    let summary = fs::read_to_string(dir.join("summary.md")).unwrap_or_default();
+    (run, summary)
+}
+
+#[test]
+fn names_reasons_and_file_names_from_the_pull_request_are_never_live() {
+    let dir = repo(CONFIG);
+    let path = dir.path();
+    let name = payload_without_newline().replace('`', "``");
+    let migration = format!(
+        "-- fieldgate: allow column-rename -- {}\nALTER TABLE db.orders RENAME COLUMN customer_id TO `{name}`;\nALTER TABLE db.orders DROP COLUMN region;\n",
+        payload_without_newline()
+    );
+    // The file name holds the line break: the "suppressed ... at FILE:LINE" line names it.
+    let file = format!("migrations/{}.sql", PAYLOAD.replace(['/', '\u{0}'], "_"));
+    fs::create_dir_all(path.join("migrations")).unwrap();
+    fs::write(path.join(&file), migration).unwrap();
+    commit(path, "hostile");
+
+    let (run, summary) = check_as_the_action(path);
+    assert_eq!(run.code, Some(1), "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.contains("partition-source-drop"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("suppressed column-rename"),
+        "{}",
+        run.stdout
+    );
+    assert_no_injected_workflow_command(&run.stdout);
+    // Mid-line, `::add-mask::` is text: the runner reads commands only at a line's start.
+    assert!(
+        run.stdout.lines().all(|l| !l.starts_with("::add-mask")),
+        "{}",
+        run.stdout
+    );
+    assert_summary_inert(&summary);
+
+    let human = capped(path, &["check"]);
+    assert_eq!(human.code, Some(1));
+    assert_terminal_safe(&human.stdout);
+    assert_terminal_safe(&human.stderr);
+    assert!(human.stdout.contains("\\u{1b}]52"), "{}", human.stdout);
+}
+
+#[test]
+fn backtracking_globs_in_the_pull_requests_configuration_finish() {
+    let stars = "*a".repeat(30);
+    let config = format!(
+        "tables:\n  db.orders:\n    metadata: warehouse/db/orders\nproposals:\n  - 'x/{stars}b.sql'\n  - '{}y.sql'\n",
+        "**/".repeat(14)
+    );
+    let dir = repo(&config);
+    let path = dir.path();
+    let deep = path.join("d/".repeat(40));
+    fs::create_dir_all(&deep).unwrap();
+    fs::write(deep.join("z.sql"), "-- nothing\n").unwrap();
+    fs::create_dir_all(path.join("x")).unwrap();
+    fs::write(
+        path.join(format!("x/{}.sql", "a".repeat(200))),
+        "-- nothing\n",
+    )
+    .unwrap();
+    commit(path, "globs");
+    let (run, summary) = check_as_the_action(path);
+    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+    assert_no_injected_workflow_command(&run.stdout);
+    assert!(summary.contains("passed"), "{summary}");
+}
