@@ -113,6 +113,9 @@ pub fn run(args: &ApplyArgs, out: &mut dyn Write) -> Result<bool, Failure> {
         return Err(Failure::Message(message.into()));
     }
 
+    if let Some((text, _)) = &metadata_write {
+        refuse_what_java_refuses(text)?;
+    }
     if let Some((text, target)) = &metadata_write {
         if let Some(parent) = target.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(parent).map_err(|e| {
@@ -140,6 +143,23 @@ pub fn run(args: &ApplyArgs, out: &mut dyn Write) -> Result<bool, Failure> {
     }
     // --force writes, but the verdict stays what the findings say.
     Ok(passed)
+}
+
+/// The file about to be written, read back as Iceberg Java would read it: `apply` never writes
+/// metadata an engine cannot load.
+fn refuse_what_java_refuses(text: &str) -> Result<(), Failure> {
+    let read = crate::json::parse(text)
+        .map_err(|e| e.to_string())
+        .and_then(|root| {
+            crate::iceberg::metadata::TableMetadata::from_json(&root)
+                .map(drop)
+                .map_err(|e| e.message)
+        });
+    read.map_err(|e| {
+        Failure::Message(format!(
+            "the metadata to write is not valid Iceberg metadata ({e}); nothing was written"
+        ))
+    })
 }
 
 /// Each schema-file proposal with the ids the table now has filled in, where that changes it.

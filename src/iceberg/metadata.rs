@@ -16,6 +16,7 @@ use crate::iceberg::name_mapping::{NAME_MAPPING_PROPERTY, NameMapping};
 use crate::iceberg::partition::PartitionSpec;
 use crate::iceberg::schema::Schema;
 use crate::iceberg::sort::SortOrder;
+use crate::iceberg::validate::validate_as_java;
 use crate::json::{self, Edits, Node, Style};
 
 /// The newest format version whose tables we can judge.
@@ -155,7 +156,7 @@ impl TableMetadata {
                 .transpose()
                 .map(|v| v.unwrap_or(default))
         };
-        Ok(TableMetadata {
+        let metadata = TableMetadata {
             format_version,
             location: as_str(required_member(root, "location")?, "`location`")?.to_string(),
             last_column_id: as_i32(required_member(root, "last-column-id")?, "`last-column-id`")?,
@@ -173,7 +174,9 @@ impl TableMetadata {
             name_mapping,
             snapshots,
             current_snapshot_id,
-        })
+        };
+        validate_as_java(root, &metadata)?;
+        Ok(metadata)
     }
 }
 

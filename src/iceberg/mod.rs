@@ -13,3 +13,4 @@ pub mod partition;
 pub mod schema;
 pub mod sort;
 pub mod types;
+pub mod validate;
