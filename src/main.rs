@@ -9,7 +9,7 @@ use fieldgate::commands::{apply, catalogue, check, completions, init, lint, man,
 use fieldgate::failure::Failure;
 use fieldgate::report::human::handler_with;
 
-/// Exit codes of CLI.md: 0 passed, 1 the gate failed, 2 fieldgate could not run.
+/// The exit codes: 0 passed, 1 the gate failed, 2 fieldgate could not run.
 fn exit_code(outcome: Result<bool, Failure>) -> ExitCode {
     match outcome {
         Ok(true) => ExitCode::SUCCESS,
