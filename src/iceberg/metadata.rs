@@ -17,8 +17,8 @@ use crate::iceberg::name_mapping::{NAME_MAPPING_PROPERTY, NameMapping};
 use crate::iceberg::partition::PartitionSpec;
 use crate::iceberg::schema::Schema;
 use crate::iceberg::sort::SortOrder;
-use crate::iceberg::validate::validate_as_java;
 use crate::iceberg::table_patch;
+use crate::iceberg::validate::validate_as_java;
 use crate::json::{self, Edits, Node, Style};
 
 /// The newest format version whose tables we can judge.
