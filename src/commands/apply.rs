@@ -86,7 +86,7 @@ pub fn run(args: &ApplyArgs, out: &mut dyn Write) -> Result<bool, Failure> {
                 (None, Some(hadoop)) => hadoop.version_file(hadoop.version + 1),
                 (None, None) => base.location.metadata_file.clone(),
             };
-            Some((text, target))
+            Some((refuse_what_java_refuses(text)?, target))
         }
         // A new table, or one a schema file describes: complete metadata, to -o only.
         None => args
@@ -113,9 +113,6 @@ pub fn run(args: &ApplyArgs, out: &mut dyn Write) -> Result<bool, Failure> {
         return Err(Failure::Message(message.into()));
     }
 
-    if let Some((text, _)) = &metadata_write {
-        refuse_what_java_refuses(text)?;
-    }
     if let Some((text, target)) = &metadata_write {
         if let Some(parent) = target.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(parent).map_err(|e| {
@@ -147,19 +144,20 @@ pub fn run(args: &ApplyArgs, out: &mut dyn Write) -> Result<bool, Failure> {
 
 /// The file about to be written, read back as Iceberg Java would read it: `apply` never writes
 /// metadata an engine cannot load.
-fn refuse_what_java_refuses(text: &str) -> Result<(), Failure> {
-    let read = crate::json::parse(text)
+fn refuse_what_java_refuses(text: String) -> Result<String, Failure> {
+    let read = crate::json::parse(&text)
         .map_err(|e| e.to_string())
         .and_then(|root| {
             crate::iceberg::metadata::TableMetadata::from_json(&root)
                 .map(drop)
                 .map_err(|e| e.message)
         });
-    read.map_err(|e| {
-        Failure::Message(format!(
+    match read {
+        Ok(()) => Ok(text),
+        Err(e) => Err(Failure::Message(format!(
             "the metadata to write is not valid Iceberg metadata ({e}); nothing was written"
-        ))
-    })
+        ))),
+    }
 }
 
 /// Each schema-file proposal with the ids the table now has filled in, where that changes it.

@@ -178,8 +178,7 @@ impl TableMetadata {
             snapshots,
             current_snapshot_id,
         };
-        validate_as_java(root, &metadata)?;
-        Ok(metadata)
+        validate_as_java(root, &metadata).map(|()| metadata)
     }
 }
 
