@@ -213,16 +213,32 @@ fn a_new_id_not_above_last_column_id_is_caught() {
 
 #[test]
 fn a_lowered_last_column_id_is_caught_at_the_key() {
-    // Edited: the engine wrote last-column-id 20 (the base has 24).
+    // Edited: the engine wrote last-column-id 20 while its schemas hold ids up to 25. Iceberg
+    // Java refuses such a file, so it is invalid metadata (exit 2), located at the key.
     let mut proposal = read_json(&case("add_column").join("expected.metadata.json"));
     proposal["last-column-id"] = json!(20);
-    let judged = judge("add_column", None, &proposal);
-    let found = judged.at("field-id-reuse");
+    let dir = tempfile::tempdir().unwrap();
+    fs::copy(
+        case("add_column").join("base.metadata.json"),
+        dir.path().join("base.metadata.json"),
+    )
+    .unwrap();
+    let text = serde_json::to_string_pretty(&proposal).unwrap();
+    fs::write(dir.path().join("v2.metadata.json"), &text).unwrap();
+    let out = fieldgate(
+        &[
+            "lint",
+            "v2.metadata.json",
+            "--metadata",
+            "base.metadata.json",
+        ],
+        dir.path(),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(
-        found
-            .iter()
-            .any(|(m, at)| m.contains("goes down from 24 to 20") && at == "20"),
-        "{found:?}"
+        stderr.contains("`last-column-id` 20 is below field id 25"),
+        "{stderr}"
     );
 }
 

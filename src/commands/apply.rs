@@ -86,7 +86,7 @@ pub fn run(args: &ApplyArgs, out: &mut dyn Write) -> Result<bool, Failure> {
                 (None, Some(hadoop)) => hadoop.version_file(hadoop.version + 1),
                 (None, None) => base.location.metadata_file.clone(),
             };
-            Some((text, target))
+            Some((refuse_what_java_refuses(text)?, target))
         }
         // A new table, or one a schema file describes: complete metadata, to -o only.
         None => args
@@ -140,6 +140,24 @@ pub fn run(args: &ApplyArgs, out: &mut dyn Write) -> Result<bool, Failure> {
     }
     // --force writes, but the verdict stays what the findings say.
     Ok(passed)
+}
+
+/// The file about to be written, read back as Iceberg Java would read it: `apply` never writes
+/// metadata an engine cannot load.
+fn refuse_what_java_refuses(text: String) -> Result<String, Failure> {
+    let read = crate::json::parse(&text)
+        .map_err(|e| e.to_string())
+        .and_then(|root| {
+            crate::iceberg::metadata::TableMetadata::from_json(&root)
+                .map(drop)
+                .map_err(|e| e.message)
+        });
+    match read {
+        Ok(()) => Ok(text),
+        Err(e) => Err(Failure::Message(format!(
+            "the metadata to write is not valid Iceberg metadata ({e}); nothing was written"
+        ))),
+    }
 }
 
 /// Each schema-file proposal with the ids the table now has filled in, where that changes it.

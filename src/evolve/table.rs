@@ -276,7 +276,7 @@ mod tests {
     use crate::frontend::ddl::{Dialect, parse_sql};
     use crate::iceberg::metadata::TableMetadata;
 
-    const V2: &str = r#"{"format-version":2,"location":"/t","last-updated-ms":1,"last-column-id":3,"current-schema-id":0,"schemas":[{"type":"struct","schema-id":0,"fields":[{"id":1,"name":"id","required":true,"type":"long"},{"id":2,"name":"ts","required":false,"type":"timestamptz"},{"id":3,"name":"tags","required":false,"type":{"type":"list","element-id":4,"element":"string","element-required":false}}]}],"default-spec-id":0,"partition-specs":[{"spec-id":0,"fields":[{"name":"ts_month","transform":"month","source-id":2,"field-id":1000}]}],"last-partition-id":1000,"properties":{"owner":"a"}}"#;
+    const V2: &str = r#"{"format-version":2,"location":"/t","last-updated-ms":1,"last-column-id":4,"current-schema-id":0,"schemas":[{"type":"struct","schema-id":0,"fields":[{"id":1,"name":"id","required":true,"type":"long"},{"id":2,"name":"ts","required":false,"type":"timestamptz"},{"id":3,"name":"tags","required":false,"type":{"type":"list","element-id":4,"element":"string","element-required":false}}]}],"default-spec-id":0,"partition-specs":[{"spec-id":0,"fields":[{"name":"ts_month","transform":"month","source-id":2,"field-id":1000}]}],"last-partition-id":1000,"properties":{"owner":"a"}}"#;
 
     fn run(base: &str, sql: &str, dialect: Dialect) -> Evolution {
         let table = TableMetadata::from_json(&crate::json::parse(base).unwrap()).unwrap();

@@ -18,6 +18,7 @@ use crate::iceberg::partition::PartitionSpec;
 use crate::iceberg::schema::Schema;
 use crate::iceberg::sort::SortOrder;
 use crate::iceberg::table_patch;
+use crate::iceberg::validate::validate_as_java;
 use crate::json::{self, Edits, Node, Style};
 
 /// The newest format version whose tables we can judge.
@@ -157,7 +158,7 @@ impl TableMetadata {
         let optional_i32 = |key: &str, default: i32| -> ModelResult<i32> {
             optional_member(root, key).map(|v| v.unwrap_or(default))
         };
-        Ok(TableMetadata {
+        let metadata = TableMetadata {
             format_version,
             location: as_str(required_member(root, "location")?, "`location`")?.to_string(),
             last_column_id: as_i32(required_member(root, "last-column-id")?, "`last-column-id`")?,
@@ -176,7 +177,8 @@ impl TableMetadata {
             name_mapping,
             snapshots,
             current_snapshot_id,
-        })
+        };
+        validate_as_java(root, &metadata).map(|()| metadata)
     }
 }
 

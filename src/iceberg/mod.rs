@@ -13,3 +13,4 @@ pub mod schema;
 pub mod sort;
 pub mod table_patch;
 pub mod types;
+pub mod validate;
