@@ -23,6 +23,7 @@ use crate::commands::input::{
     parse_proposal, read_source_named, schema_file_failure,
 };
 use crate::commands::lint::{locate_related, now_ms, threshold, write_report};
+use crate::commands::live::{Catalogs, drift_finding};
 use crate::commands::pipeline::Judgement;
 use crate::commands::policy::Policy;
 use crate::commands::routing::{Item, is_proposal, metadata_outside, parse_all, route, slashed};
@@ -129,6 +130,7 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> Result<bool, Failure> {
     let now = now_ms();
     let fail_on = threshold(args.fail_on);
     let mut judged: Vec<(Judgement, Settings)> = Vec::new();
+    let mut catalogs = Catalogs::default();
     for ((table, path), items) in config.tables.iter().zip(&locations).zip(&routed) {
         let metadata_changed = changed.iter().any(|file| file.starts_with(path));
         if items.is_empty() && !metadata_changed {
@@ -147,6 +149,14 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> Result<bool, Failure> {
             dialect,
         };
         if let Some((mut judgement, settings)) = at.judge(items, now)? {
+            if args.live
+                && table.catalog.is_some()
+                && let Some(severity) = settings.severity("live-drift")
+            {
+                let base = judgement.base.as_ref().map(|b| &b.source);
+                let finding = drift_finding(&mut catalogs, &config, table, base, severity)?;
+                judgement.findings.extend(finding);
+            }
             locate_related(&mut judgement);
             verification::run(&mut judgement, &settings, fail_on, |_| {
                 let sample = table.sample.as_ref();

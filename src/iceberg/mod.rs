@@ -8,6 +8,7 @@ pub mod metadata;
 pub mod name_mapping;
 pub mod new_table;
 pub mod partition;
+pub mod pinned;
 pub mod schema;
 pub mod sort;
 pub mod types;

@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
 
+use crate::catalog::config::{CatalogConfig, CatalogConfigError, catalogs};
 use crate::change::{Source, Span};
 use crate::finding::Severity;
 use crate::frontend::ddl::Dialect;
@@ -30,6 +31,8 @@ pub struct Config {
     /// Where `compatibility` is set.
     pub compatibility_span: Option<Span>,
     pub rules: Vec<RuleSetting>,
+    /// `catalogs:`, where tables with a `catalog:` live.
+    pub catalogs: Vec<CatalogConfig>,
 }
 
 #[derive(Debug, Clone)]
@@ -44,8 +47,19 @@ pub struct TableConfig {
     pub compatibility_span: Option<Span>,
     pub rules: Vec<RuleSetting>,
     pub sample: Option<Sample>,
+    /// `catalog:`, the name of one of `catalogs:`, with its place.
+    pub catalog: Option<(String, Span)>,
+    /// `identifier:`, the table's name in its catalog when it differs from the entry's key.
+    pub identifier: Option<(String, Span)>,
     /// The configuration file the entry is written in, where errors about it point.
     pub source: Source,
+}
+
+impl TableConfig {
+    /// The table's `namespace.name` in its catalog.
+    pub fn catalog_identifier(&self) -> &str {
+        self.identifier.as_ref().map_or(&self.name, |(id, _)| id)
+    }
 }
 
 /// A table's `sample:`: the data files `apply` and `check` read under the new schema.
@@ -121,6 +135,7 @@ impl Config {
             compatibility: None,
             compatibility_span: None,
             rules: Vec::new(),
+            catalogs: Vec::new(),
         };
         let Some(entries) = root.as_map() else {
             if !root.is_null() {
@@ -167,13 +182,26 @@ impl Config {
                     config.compatibility_span = Some(to_span(value.span));
                 }
                 "rules" => config.rules = rules(value, &mut errors),
+                "catalogs" => {
+                    let mut found = Vec::new();
+                    config.catalogs = catalogs(value, &mut found);
+                    errors.extend(found.into_iter().map(ConfigError::from));
+                }
                 other => errors.push(unknown_key(
                     entry.key_span,
                     other,
-                    &["tables", "proposals", "dialect", "compatibility", "rules"],
+                    &[
+                        "tables",
+                        "proposals",
+                        "dialect",
+                        "compatibility",
+                        "rules",
+                        "catalogs",
+                    ],
                 )),
             }
         }
+        errors.extend(unknown_catalogs(&config));
         if errors.is_empty() {
             Ok(config)
         } else {
@@ -528,6 +556,8 @@ fn tables(node: &YamlNode, source: &Source, errors: &mut Vec<ConfigError>) -> Ve
             compatibility_span: None,
             rules: Vec::new(),
             sample: None,
+            catalog: None,
+            identifier: None,
             source: source.clone(),
         };
         match entry.value.as_map() {
@@ -560,10 +590,20 @@ fn tables(node: &YamlNode, source: &Source, errors: &mut Vec<ConfigError>) -> Ve
                         }
                         "rules" => table.rules = rules(value, errors),
                         "sample" => table.sample = sample(value, errors),
+                        "catalog" => table.catalog = named(value, "catalog", errors),
+                        "identifier" => table.identifier = named(value, "identifier", errors),
                         other => errors.push(unknown_key(
                             setting.key_span,
                             other,
-                            &["metadata", "mapping", "compatibility", "rules", "sample"],
+                            &[
+                                "metadata",
+                                "mapping",
+                                "compatibility",
+                                "rules",
+                                "sample",
+                                "catalog",
+                                "identifier",
+                            ],
                         )),
                     }
                 }
@@ -582,6 +622,49 @@ fn tables(node: &YamlNode, source: &Source, errors: &mut Vec<ConfigError>) -> Ve
         out.push(table);
     }
     out
+}
+
+impl From<CatalogConfigError> for ConfigError {
+    fn from(e: CatalogConfigError) -> ConfigError {
+        ConfigError {
+            span: e.span,
+            message: e.message,
+            help: e.help,
+        }
+    }
+}
+
+/// A non-empty string setting with its place.
+fn named(node: &YamlNode, key: &str, errors: &mut Vec<ConfigError>) -> Option<(String, Span)> {
+    match node.as_str().filter(|s| !s.trim().is_empty()) {
+        Some(text) => Some((text.to_string(), to_span(node.span))),
+        None => {
+            errors.push(error(
+                node,
+                format!("`{key}` must be a name, found {}", node.kind_name()),
+                None,
+            ));
+            None
+        }
+    }
+}
+
+/// A table's `catalog:` that names no catalog of `catalogs:`.
+fn unknown_catalogs(config: &Config) -> Vec<ConfigError> {
+    let known: Vec<&str> = config.catalogs.iter().map(|c| c.name.as_str()).collect();
+    config
+        .tables
+        .iter()
+        .filter_map(|t| t.catalog.as_ref())
+        .filter(|(name, _)| !known.contains(&name.as_str()))
+        .map(|(name, span)| ConfigError {
+            span: *span,
+            message: format!("there is no catalog `{name}` in `catalogs`"),
+            help: closest(name, known.iter().copied())
+                .map(|s| format!("did you mean `{s}`?"))
+                .or_else(|| Some("define it under `catalogs:` (type, uri, credentials)".into())),
+        })
+        .collect()
 }
 
 /// `sample: N` (at least 1) or a non-empty list of paths or globs.
