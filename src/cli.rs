@@ -29,6 +29,9 @@ pub enum Command {
     /// Read the tables that live in a catalog and rewrite their pinned copies (`metadata:`)
     /// where the live table changed; `--check` writes nothing and fails on any difference.
     Pull(PullArgs),
+    /// Commit the approved change of each catalog table: the new schemas of its pinned copy,
+    /// judged live -> pinned with every rule, sent as one CommitTableRequest.
+    Push(PushArgs),
     /// Write a commented fieldgate.yaml for the repository at hand, with the tables found in it.
     Init(InitArgs),
     /// Read sample Parquet files as a field-id reader reads them under the table's schema, and
@@ -56,6 +59,26 @@ pub struct PullArgs {
     /// live table, exit 0 when every one is in sync.
     #[arg(long)]
     pub check: bool,
+
+    /// The repository configuration [default: ./fieldgate.yaml].
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = PullFormat::Human)]
+    pub format: PullFormat,
+}
+
+#[derive(Debug, Args)]
+pub struct PushArgs {
+    /// The tables to push, as fieldgate.yaml names them [default: every table with a
+    /// `catalog:`].
+    #[arg(value_name = "TABLE")]
+    pub tables: Vec<String>,
+
+    /// Judge and print the exact CommitTableRequest JSON; send nothing.
+    #[arg(long)]
+    pub dry_run: bool,
 
     /// The repository configuration [default: ./fieldgate.yaml].
     #[arg(long, value_name = "PATH")]

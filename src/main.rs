@@ -5,8 +5,10 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use fieldgate::cli::{Cli, Command};
-use fieldgate::commands::failure::Failure;
-use fieldgate::commands::{apply, catalogue, check, completions, init, lint, man, pull, verify};
+use fieldgate::commands::{
+    apply, catalogue, check, completions, init, lint, man, pull, push, verify,
+};
+use fieldgate::failure::Failure;
 use fieldgate::report::human::handler_with;
 
 /// Exit codes of CLI.md: 0 passed, 1 the gate failed, 2 fieldgate could not run.
@@ -51,6 +53,7 @@ fn main() -> ExitCode {
         Command::Check(args) => check::run(args, &mut stdout),
         Command::Init(args) => init::run(args, &mut stdout),
         Command::Pull(args) => pull::run(args, &mut stdout),
+        Command::Push(args) => push::run(args, &mut stdout),
         Command::Rules(args) => catalogue::list(args, &mut stdout),
         Command::Explain(args) => catalogue::explain(args, &mut stdout),
         Command::Verify(args) => verify::run(args, &mut stdout),

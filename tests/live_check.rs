@@ -75,6 +75,28 @@ fn check_live_passes_in_sync_and_finds_a_change_made_outside() {
         text(&live.stderr)
     );
 
+    // The change's fieldgate.yaml cannot send the credentials elsewhere: the base's catalog
+    // entry is the one reached.
+    let config = fs::read_to_string(dir.join("fieldgate.yaml")).expect("config");
+    fs::write(
+        dir.join("fieldgate.yaml"),
+        config.replace(&catalog.uri, "http://127.0.0.1:9"),
+    )
+    .expect("write");
+    let elsewhere = fieldgate_in(
+        dir,
+        &["check", "--live", "--base", "main", "--format", "json"],
+        ENV,
+    );
+    assert_eq!(
+        elsewhere.status.code(),
+        Some(0),
+        "{}{}",
+        text(&elsewhere.stdout),
+        text(&elsewhere.stderr)
+    );
+    fs::write(dir.join("fieldgate.yaml"), &config).expect("restore");
+
     catalog.change("add-column", &["db.events", "added_outside"]);
     let drift = fieldgate_in(
         dir,

@@ -99,7 +99,7 @@ mod tests {
 
     #[test]
     fn the_form_is_what_pyiceberg_sends() {
-        let credentials = ClientCredentials::new("id 1:s&c=t".into(), "catalog".into(), "u".into());
+        let credentials = ClientCredentials::new("id 1:s&c=t", "catalog".into(), "u".into());
         assert_eq!(
             credentials.form(),
             "grant%5Ftype=client%5Fcredentials&client%5Fid=id%201&client%5Fsecret=s%26c%3Dt&scope=catalog"

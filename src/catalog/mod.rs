@@ -3,6 +3,7 @@
 //! every message. HTTP happens only in `http`; the rest is the protocol.
 
 pub mod auth;
+pub mod commit;
 pub mod config;
 pub mod connect;
 pub mod http;

@@ -293,10 +293,9 @@ impl<H: Http> RestClient<H> {
             Auth::ClientCredentials(credentials) => credentials,
         };
         let now = Instant::now();
-        if !renew {
-            if let Some(token) = credentials.token.borrow().as_ref().filter(|t| t.fresh(now)) {
-                return Ok(Some(token.value.clone()));
-            }
+        if !renew && let Some(token) = credentials.token.borrow().as_ref().filter(|t| t.fresh(now))
+        {
+            return Ok(Some(token.value.clone()));
         }
         let request = Request {
             method: Method::Post,

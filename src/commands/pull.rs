@@ -8,12 +8,12 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use crate::cli::{PullArgs, PullFormat};
-use crate::commands::failure::Failure;
-use crate::commands::input::read_source;
-use crate::commands::live::{Catalogs, Pinned};
-use crate::commands::settings::load_config;
+use crate::failure::Failure;
 use crate::repo::atomic::write_atomically;
 use crate::repo::config::{CONFIG_FILE, Config, TableConfig, repo_path, same_table};
+use crate::session::input::read_source;
+use crate::session::live::{Catalogs, Pinned};
+use crate::session::plan::settings::load_config;
 
 /// What became of one table.
 #[derive(Debug)]
@@ -62,7 +62,7 @@ pub fn run(args: &PullArgs, out: &mut dyn Write) -> Result<bool, Failure> {
 }
 
 /// The tables named (each must have a `catalog:`), or every table with one.
-fn chosen_tables<'c>(
+pub fn chosen_tables<'c>(
     config: &'c Config,
     names: &[String],
 ) -> Result<Vec<&'c TableConfig>, Failure> {
@@ -95,7 +95,7 @@ fn chosen_tables<'c>(
 }
 
 /// The pinned copy's file: the table's `metadata:`, a `*.metadata.json` path.
-fn pinned_path(table: &TableConfig, dir: &Path) -> Result<PathBuf, Failure> {
+pub fn pinned_path(table: &TableConfig, dir: &Path) -> Result<PathBuf, Failure> {
     let Some(metadata) = &table.metadata else {
         return Err(Failure::Message(format!(
             "`{}` has no `metadata:`: give the file its pinned copy is kept in, e.g. `metadata: tables/{}.metadata.json`",
@@ -108,11 +108,11 @@ fn pinned_path(table: &TableConfig, dir: &Path) -> Result<PathBuf, Failure> {
             table.name
         )));
     }
-    let relative = repo_path(dir, metadata).map_err(Failure::Message)?;
-    Ok(dir.join(relative.strip_prefix(dir).unwrap_or(&relative)))
+    // Relative to fieldgate.yaml and confined to its tree, as `check` reads it.
+    repo_path(dir, metadata).map_err(Failure::Message)
 }
 
-fn write_pinned(path: &Path, text: &str) -> Result<(), Failure> {
+pub fn write_pinned(path: &Path, text: &str) -> Result<(), Failure> {
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent)
             .map_err(|e| Failure::Message(format!("cannot create `{}`: {e}", parent.display())))?;

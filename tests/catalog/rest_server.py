@@ -13,7 +13,8 @@ other request without a valid token gets 401 in the REST error model.
 Faults for tests, armed with `POST /test/faults` and a JSON body `{"operation": [fault, ...]}`,
 each fault used once, in order: `"load"` or `"commit"` or `"config"` with `"503"`, `"429"`,
 `"500"`, `"malformed"`, `"hang"`, or, for commits only, `"500-after-commit"` (commits, then says
-500) and `"drop-after-commit"` (commits, then closes the connection without answering).
+500), `"drop-after-commit"` (commits, then closes the connection without answering) and
+`"concurrent"` (another writer adds a column through pyiceberg just before the commit).
 `GET /test/requests` lists the requests seen (method, path, whether it carried a token).
 """
 
@@ -34,6 +35,7 @@ from pyiceberg.exceptions import (
     NoSuchTableError,
 )
 from pyiceberg.table import CommitTableRequest, CommitTableResponse
+from pyiceberg.types import StringType
 
 SEPARATOR = "\x1f"
 
@@ -245,6 +247,11 @@ class Handler(BaseHTTPRequestHandler):
             return self.send_error_model(400, "BadRequestException", f"invalid commit: {e}")
         try:
             table = self.state.catalog.load_table(self.identifier(namespace, name))
+            if fault == "concurrent":
+                # Another writer's schema change lands first, through pyiceberg.
+                with table.update_schema() as update:
+                    update.add_column("concurrent_change", StringType())
+                table = self.state.catalog.load_table(self.identifier(namespace, name))
             response = self.state.catalog.commit_table(table, request.requirements, request.updates)
         except NoSuchTableError as e:
             return self.send_error_model(404, "NoSuchTableException", str(e))

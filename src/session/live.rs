@@ -10,12 +10,12 @@ use crate::catalog::connect::{connect, resolve};
 use crate::catalog::http::UreqHttp;
 use crate::catalog::rest::RestClient;
 use crate::change::{Origin, Source, SourceFile};
-use crate::commands::failure::Failure;
-use crate::commands::input::parse_metadata;
+use crate::failure::Failure;
 use crate::finding::{Finding, Severity};
 use crate::iceberg::metadata::TableMetadata;
 use crate::iceberg::pinned::{changes, pinned_copy, same_state};
 use crate::repo::config::{Config, TableConfig};
+use crate::session::input::parse_metadata;
 
 /// A table as a pinned copy: its text as `pull` writes it, the members, the typed view.
 pub struct Pinned {
@@ -70,8 +70,12 @@ pub struct Catalogs {
 }
 
 impl Catalogs {
-    /// The live table behind `table`'s `catalog:` entry, as a pinned copy.
-    pub fn load(&mut self, config: &Config, table: &TableConfig) -> Result<Pinned, Failure> {
+    /// The client of `table`'s catalog, connected on first use.
+    pub fn client(
+        &mut self,
+        config: &Config,
+        table: &TableConfig,
+    ) -> Result<&RestClient<UreqHttp>, Failure> {
         let name = table
             .catalog
             .as_ref()
@@ -89,18 +93,40 @@ impl Catalogs {
                 .map_err(|e| e.message)?;
             self.clients.insert(name.clone(), client);
         }
-        let client = &self.clients[&name];
-        let identifier: Vec<String> = table
-            .catalog_identifier()
-            .split('.')
-            .map(str::to_string)
-            .collect();
-        let loaded = client.load_table(&identifier).map_err(|e| e.message)?;
-        let members = pinned_copy(loaded.metadata.as_object().unwrap_or(&Map::new()));
+        Ok(&self.clients[&name])
+    }
+
+    /// The live table behind `table`'s `catalog:` entry, as a pinned copy.
+    pub fn load(&mut self, config: &Config, table: &TableConfig) -> Result<Pinned, Failure> {
+        let client = self.client(config, table)?;
+        let loaded = client
+            .load_table(&identifier(table))
+            .map_err(|e| e.message)?;
+        Pinned::from_live(table, &client.name, &loaded.metadata)
+    }
+}
+
+/// `table`'s identifier in its catalog, split at dots.
+pub fn identifier(table: &TableConfig) -> Vec<String> {
+    table
+        .catalog_identifier()
+        .split('.')
+        .map(str::to_string)
+        .collect()
+}
+
+impl Pinned {
+    /// The pinned copy of a table's metadata as its catalog sent it, read through the same
+    /// strict reader as every metadata file.
+    pub fn from_live(
+        table: &TableConfig,
+        catalog: &str,
+        metadata: &Value,
+    ) -> Result<Pinned, Failure> {
+        let members = pinned_copy(metadata.as_object().unwrap_or(&Map::new()));
         let text = render(&members);
-        // What the catalog sent goes through the same strict reader as every metadata file.
         let source = Source::new(SourceFile {
-            name: format!("table `{}` as catalog `{name}` returned it", table.name),
+            name: format!("table `{}` as catalog `{catalog}` returned it", table.name),
             text: text.clone(),
         });
         let metadata = parse_metadata(&source)?;
@@ -114,13 +140,22 @@ impl Catalogs {
 
 /// `check --live`: a `live-drift` finding when the base's pinned copy of `table` (`base`, `None`
 /// when the base has none) is not the live table, located at the table's `catalog:` entry.
+/// The catalog is the one the base's configuration (`trusted`) defines: a pull request controls
+/// the change's `fieldgate.yaml`, and must not choose the address the credentials are sent to.
 pub fn drift_finding(
     catalogs: &mut Catalogs,
-    config: &Config,
+    trusted: Option<&Config>,
     table: &TableConfig,
     base: Option<&Source>,
     severity: Severity,
 ) -> Result<Option<Finding>, Failure> {
+    let catalog = table.catalog.as_ref().map_or("", |(c, _)| c.as_str());
+    let Some(config) = trusted.filter(|c| c.catalogs.iter().any(|d| d.name == catalog)) else {
+        return Err(Failure::Message(format!(
+            "`{}` is in catalog `{catalog}`, which the base commit's fieldgate.yaml does not define: `check --live` reaches only the catalogs of the base's configuration, so a pull request cannot choose where credentials are sent (land the catalog's entry first)",
+            table.name
+        )));
+    };
     let live = catalogs.load(config, table)?;
     let pull = format!("fieldgate pull {}", table.name);
     let (message, help) = match base {

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use crate::change::{Origin, SourceFile, Span};
 use crate::cli::PolicyArg;
-use crate::commands::failure::{Failure, LocatedError};
+use crate::failure::{Failure, LocatedError};
 use crate::finding::Finding;
 use crate::judge::Settings;
 use crate::repo::config::Config;
@@ -82,6 +82,12 @@ impl Policy {
             (Some(base), PolicyArg::Base) => base,
             _ => head,
         }
+    }
+
+    /// The base commit's configuration, whatever the mode: where `check --live` finds the
+    /// catalogs it may send credentials to.
+    pub fn base_config(&self) -> Option<&Config> {
+        self.base.as_ref()
     }
 
     /// The settings `table` is judged with.
