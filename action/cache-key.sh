@@ -6,7 +6,7 @@ set -euo pipefail
 # shellcheck source=action/lib.sh
 source "$GITHUB_ACTION_PATH/action/lib.sh"
 
-if [[ -n "$BINARY" ]]; then
+if [[ -n "$BINARY" || -n "$RELEASE_BINARY" ]]; then
   exit 0
 fi
 cd -- "$GITHUB_ACTION_PATH"

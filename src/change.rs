@@ -1,34 +1,14 @@
 //! The one vocabulary every front-end speaks: a proposal (DDL, schema file, new metadata) becomes
 //! a list of statements, each a list of `Change`s against one table, each remembering exactly which
-//! text it came from so a finding can point at it.
+//! text it came from so a finding can point at it; and what applying them gave (`Applied`,
+//! `Assigned`, `Problem`), which the engine produces and rules and reports read.
 
 use std::sync::Arc;
 
-use crate::iceberg::types::{PrimitiveType, Type};
+use crate::iceberg::schema::FieldInfo;
+use crate::iceberg::types::{FieldId, PrimitiveType, Type};
 
-/// A byte range in one source text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Span {
-    pub offset: usize,
-    pub len: usize,
-}
-
-impl Span {
-    pub fn new(offset: usize, len: usize) -> Span {
-        Span { offset, len }
-    }
-
-    pub fn from_range(start: usize, end: usize) -> Span {
-        Span {
-            offset: start,
-            len: end.saturating_sub(start),
-        }
-    }
-
-    pub fn end(&self) -> usize {
-        self.offset + self.len
-    }
-}
+pub use crate::span::Span;
 
 /// A proposal or metadata text, kept whole so diagnostics can quote it.
 #[derive(Debug)]
@@ -121,6 +101,47 @@ pub enum ChangeKind {
     DropIdentifierFields {
         paths: Vec<FieldPath>,
     },
+    /// `ADD PARTITION FIELD term [AS name]`: one partition spec update.
+    AddPartitionField {
+        term: PartitionTerm,
+        name: Option<String>,
+    },
+    /// `DROP PARTITION FIELD term`. A bare name that is not a column names the partition field
+    /// itself, as Iceberg's Spark extensions resolve it.
+    DropPartitionField {
+        term: PartitionTerm,
+    },
+    /// `REPLACE PARTITION FIELD from WITH to [AS name]`: a removal and an add in one update.
+    ReplacePartitionField {
+        from: PartitionTerm,
+        to: PartitionTerm,
+        name: Option<String>,
+    },
+    /// Trino's `SET PROPERTIES partitioning = ARRAY[...]`: the spec becomes exactly these terms.
+    SetPartitioning {
+        terms: Vec<PartitionTerm>,
+    },
+    /// `WRITE [LOCALLY] ORDERED BY ...`, `WRITE DISTRIBUTED BY PARTITION [LOCALLY ORDERED BY
+    /// ...]`, `WRITE UNORDERED`: the table's sort order (empty: unsorted) and the
+    /// `write.distribution-mode` it sets.
+    SetWriteOrder {
+        order: Vec<SortTerm>,
+        distribution: String,
+    },
+    /// `SET TBLPROPERTIES` (Trino's `SET PROPERTIES`), in order.
+    SetProperties {
+        properties: Vec<(String, String)>,
+    },
+    /// `UNSET TBLPROPERTIES [IF EXISTS]`.
+    UnsetProperties {
+        keys: Vec<String>,
+        if_exists: bool,
+    },
+    /// A statement that changes neither schema, spec, sort order nor properties (branches, tags,
+    /// maintenance procedures), named as the report lists it.
+    NoSchemaEffect {
+        statement: String,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -160,9 +181,30 @@ pub struct CreateTable {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PartitionTerm {
-    /// Iceberg transform string: `identity`, `bucket[16]`, `truncate[4]`, `year`, `month`, `day`, `hour`.
+    /// Iceberg transform string: `identity`, `bucket[16]`, `truncate[4]`, `year`, `month`, `day`,
+    /// `hour`, `void`.
     pub transform: String,
     pub column: String,
+}
+
+/// One sort field as written: a term, `asc` or `desc`, `nulls-first` or `nulls-last`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SortTerm {
+    pub term: PartitionTerm,
+    pub descending: bool,
+    /// Spark's default when not written: nulls first ascending, last descending.
+    pub nulls_first: bool,
+}
+
+impl PartitionTerm {
+    /// As an engine's error messages write a term: `bucket[16](id)`, or `id` for identity.
+    pub fn written(&self) -> String {
+        if self.transform == "identity" {
+            self.column.clone()
+        } else {
+            format!("{}({})", self.transform, self.column)
+        }
+    }
 }
 
 impl Change {
@@ -176,9 +218,147 @@ impl Change {
             | ChangeKind::UpdateDoc { path, .. }
             | ChangeKind::Move { path, .. }
             | ChangeKind::Drop { path, .. } => Some(path),
-            ChangeKind::SetIdentifierFields { .. } | ChangeKind::DropIdentifierFields { .. } => {
-                None
-            }
+            ChangeKind::SetIdentifierFields { .. }
+            | ChangeKind::DropIdentifierFields { .. }
+            | ChangeKind::AddPartitionField { .. }
+            | ChangeKind::DropPartitionField { .. }
+            | ChangeKind::ReplacePartitionField { .. }
+            | ChangeKind::SetPartitioning { .. }
+            | ChangeKind::SetWriteOrder { .. }
+            | ChangeKind::SetProperties { .. }
+            | ChangeKind::UnsetProperties { .. }
+            | ChangeKind::NoSchemaEffect { .. } => None,
+        }
+    }
+}
+
+// What applying a change gave: the result vocabulary every front-end, rule and report shares,
+// so none of them needs the engine that produces it.
+
+/// Why a change cannot be applied to the table at all.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ProblemKind {
+    /// The change names a field that does not exist; `suggestion` is the closest existing path.
+    UnknownField {
+        path: String,
+        suggestion: Option<String>,
+    },
+    /// An add or rename collides with a sibling's name.
+    DuplicateName { path: String, existing_id: FieldId },
+    /// A change to the shape of a nested type Iceberg forbids: a map key altered, a list element or
+    /// map value dropped, a field moved to another struct.
+    NestedStructure,
+    /// Any other change the Iceberg model cannot express (add to a primitive, rename an element...).
+    InvalidChange,
+    /// A proposal gives a field an id the table retired (a dropped field's): old files' values of
+    /// the dropped field would be read as the new one. Only front-ends that let the user write
+    /// ids (schema files) report it; `evolve` itself never reuses an id.
+    IdReuse,
+}
+
+#[derive(Debug, Clone)]
+pub struct Problem {
+    pub kind: ProblemKind,
+    pub message: String,
+    pub help: Option<String>,
+    pub origin: Origin,
+    pub field_id: Option<FieldId>,
+    pub path: Option<String>,
+}
+
+/// A field id handed out by this evolution, for reports.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Assigned {
+    pub path: String,
+    pub field_id: FieldId,
+}
+
+/// What an applied change did, in the vocabulary of reports and rules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AppliedKind {
+    Add,
+    Rename,
+    UpdateType,
+    SetRequired,
+    SetOptional,
+    UpdateDoc,
+    Move,
+    Drop,
+    SetIdentifierFields,
+    DropIdentifierFields,
+    AddPartitionField,
+    DropPartitionField,
+    ReplacePartitionField,
+    SetPartitioning,
+    SetWriteOrder,
+    SetProperties,
+    UnsetProperties,
+    NoSchemaEffect,
+}
+
+impl AppliedKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AppliedKind::Add => "add",
+            AppliedKind::Rename => "rename",
+            AppliedKind::UpdateType => "update-type",
+            AppliedKind::SetRequired => "set-required",
+            AppliedKind::SetOptional => "set-optional",
+            AppliedKind::UpdateDoc => "update-doc",
+            AppliedKind::Move => "move",
+            AppliedKind::Drop => "drop",
+            AppliedKind::SetIdentifierFields => "set-identifier-fields",
+            AppliedKind::DropIdentifierFields => "drop-identifier-fields",
+            AppliedKind::AddPartitionField => "add-partition-field",
+            AppliedKind::DropPartitionField => "drop-partition-field",
+            AppliedKind::ReplacePartitionField => "replace-partition-field",
+            AppliedKind::SetPartitioning => "set-partitioning",
+            AppliedKind::SetWriteOrder => "set-write-order",
+            AppliedKind::SetProperties => "set-properties",
+            AppliedKind::UnsetProperties => "unset-properties",
+            AppliedKind::NoSchemaEffect => "no-schema-effect",
+        }
+    }
+}
+
+/// A change as it was applied, resolved to the field id it touched: the field as it was just
+/// before the change and just after it, where the change came from, and which statement (schema
+/// update) it belongs to. Rules judge these; reports list them.
+#[derive(Debug, Clone)]
+pub struct Applied {
+    pub kind: AppliedKind,
+    pub field_id: Option<FieldId>,
+    pub path: String,
+    pub from: Option<String>,
+    pub to: Option<String>,
+    pub origin: Option<Origin>,
+    pub statement: usize,
+    pub before: Option<FieldInfo>,
+    pub after: Option<FieldInfo>,
+    /// Identifier fields this change removed without the migration saying so (a drop of an
+    /// identifier column, or of a struct holding one); Java refuses exactly these.
+    pub implicit_identifier_drops: Vec<FieldId>,
+}
+
+impl Applied {
+    pub(crate) fn new(
+        kind: AppliedKind,
+        field_id: Option<FieldId>,
+        path: String,
+        from: Option<String>,
+        to: Option<String>,
+    ) -> Applied {
+        Applied {
+            kind,
+            field_id,
+            path,
+            from,
+            to,
+            origin: None,
+            statement: 0,
+            before: None,
+            after: None,
+            implicit_identifier_drops: Vec::new(),
         }
     }
 }

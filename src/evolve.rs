@@ -9,104 +9,22 @@
 //! yields a new schema (or reuses the id of an identical earlier one), `last-column-id` never goes
 //! down, and the name mapping, when the table has one, follows renames and adds.
 
-use crate::change::{Change, ChangeKind, FieldPath, NewField, Origin, Position};
+use crate::change::{
+    Applied, AppliedKind, Assigned, Change, ChangeKind, FieldPath, NewField, Origin, Position,
+    Problem, ProblemKind,
+};
 use crate::iceberg::metadata::TableMetadata;
 use crate::iceberg::names::same_name;
 use crate::iceberg::schema::{Field, FieldInfo, MemberKind, Schema, member_by_id};
 use crate::iceberg::types::{FieldId, MAX_USER_FIELD_ID, PrimitiveType, StructType, Type};
 use crate::suggest::closest;
 
+pub mod new_table;
+mod partition;
 mod schemas;
+mod sort;
+mod table;
 use schemas::SchemaLog;
-
-/// Why a change cannot be applied to the table at all.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ProblemKind {
-    /// The change names a field that does not exist; `suggestion` is the closest existing path.
-    UnknownField {
-        path: String,
-        suggestion: Option<String>,
-    },
-    /// An add or rename collides with a sibling's name.
-    DuplicateName { path: String, existing_id: FieldId },
-    /// A change to the shape of a nested type Iceberg forbids: a map key altered, a list element or
-    /// map value dropped, a field moved to another struct.
-    NestedStructure,
-    /// Any other change the Iceberg model cannot express (add to a primitive, rename an element...).
-    InvalidChange,
-    /// A proposal gives a field an id the table retired (a dropped field's): old files' values of
-    /// the dropped field would be read as the new one. Only front-ends that let the user write
-    /// ids (schema files) report it; `evolve` itself never reuses an id.
-    IdReuse,
-}
-
-#[derive(Debug, Clone)]
-pub struct Problem {
-    pub kind: ProblemKind,
-    pub message: String,
-    pub help: Option<String>,
-    pub origin: Origin,
-    pub field_id: Option<FieldId>,
-    pub path: Option<String>,
-}
-
-/// A field id handed out by this evolution, for reports.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Assigned {
-    pub path: String,
-    pub field_id: FieldId,
-}
-
-/// What an applied change did, in the vocabulary of reports and rules.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum AppliedKind {
-    Add,
-    Rename,
-    UpdateType,
-    SetRequired,
-    SetOptional,
-    UpdateDoc,
-    Move,
-    Drop,
-    SetIdentifierFields,
-    DropIdentifierFields,
-}
-
-impl AppliedKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            AppliedKind::Add => "add",
-            AppliedKind::Rename => "rename",
-            AppliedKind::UpdateType => "update-type",
-            AppliedKind::SetRequired => "set-required",
-            AppliedKind::SetOptional => "set-optional",
-            AppliedKind::UpdateDoc => "update-doc",
-            AppliedKind::Move => "move",
-            AppliedKind::Drop => "drop",
-            AppliedKind::SetIdentifierFields => "set-identifier-fields",
-            AppliedKind::DropIdentifierFields => "drop-identifier-fields",
-        }
-    }
-}
-
-/// A change as it was applied, resolved to the field id it touched: the field as it was just
-/// before the change and just after it, where the change came from, and which statement (schema
-/// update) it belongs to. Rules judge these; reports list them.
-#[derive(Debug, Clone)]
-pub struct Applied {
-    pub kind: AppliedKind,
-    pub field_id: Option<FieldId>,
-    pub path: String,
-    pub from: Option<String>,
-    pub to: Option<String>,
-    pub origin: Option<Origin>,
-    pub statement: usize,
-    pub before: Option<FieldInfo>,
-    pub after: Option<FieldInfo>,
-    /// Identifier fields this change removed without the migration saying so (a drop of an
-    /// identifier column, or of a struct holding one); Java refuses exactly these.
-    pub implicit_identifier_drops: Vec<FieldId>,
-}
 
 #[derive(Debug, Clone)]
 pub struct Evolution {
@@ -166,7 +84,15 @@ pub fn evolve<'c>(
     for (statement, changes) in statements.iter().enumerate() {
         let mut update = Update::new(&metadata, log.current(&metadata));
         for change in *changes {
-            match update.apply(change) {
+            let outcome = if table::is_table_change(change) {
+                let schema = log.current(&metadata).clone();
+                let outcome = table::apply_table_change(&mut metadata, &schema, change);
+                update.mapping = metadata.name_mapping.clone();
+                outcome
+            } else {
+                update.apply(change)
+            };
+            match outcome {
                 Ok(mut record) => {
                     if let Some(id) = record.field_id {
                         record.after = member_by_id(&update.fields, id);
@@ -274,29 +200,6 @@ fn record(
     applied
 }
 
-impl Applied {
-    fn new(
-        kind: AppliedKind,
-        field_id: Option<FieldId>,
-        path: String,
-        from: Option<String>,
-        to: Option<String>,
-    ) -> Applied {
-        Applied {
-            kind,
-            field_id,
-            path,
-            from,
-            to,
-            origin: None,
-            statement: 0,
-            before: None,
-            after: None,
-            implicit_identifier_drops: Vec::new(),
-        }
-    }
-}
-
 impl Update {
     fn new(metadata: &TableMetadata, current: &Schema) -> Update {
         Update {
@@ -391,53 +294,69 @@ impl Update {
             }
             ChangeKind::Move { path, position } => self.move_field(change, path, position),
             ChangeKind::Drop { path, if_exists } => self.drop_field(change, path, *if_exists),
-            ChangeKind::SetIdentifierFields { paths } => {
-                let mut ids = Vec::new();
-                for path in paths {
-                    let target = self.resolve(change, path)?;
-                    self.check_identifier(change, &target)?;
-                    ids.push(target.id);
-                }
-                let names = paths
-                    .iter()
-                    .map(FieldPath::dotted)
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                self.identifiers = ids;
-                Ok(Applied::new(
-                    AppliedKind::SetIdentifierFields,
-                    None,
-                    names.clone(),
-                    None,
-                    Some(names),
-                ))
-            }
-            ChangeKind::DropIdentifierFields { paths } => {
-                for path in paths {
-                    let target = self.resolve(change, path)?;
-                    if !self.identifiers.contains(&target.id) {
-                        return Err(invalid(
-                            change,
-                            &target,
-                            format!("`{}` is not an identifier field", target.path),
-                        ));
-                    }
-                    self.identifiers.retain(|id| *id != target.id);
-                }
-                let names = paths
-                    .iter()
-                    .map(FieldPath::dotted)
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                Ok(Applied::new(
-                    AppliedKind::DropIdentifierFields,
-                    None,
-                    names.clone(),
-                    Some(names),
-                    None,
-                ))
-            }
+            ChangeKind::SetIdentifierFields { paths } => self.set_identifiers(change, paths),
+            ChangeKind::DropIdentifierFields { paths } => self.drop_identifiers(change, paths),
+            // `evolve` hands these to `table::apply_table_change`.
+            ChangeKind::AddPartitionField { .. }
+            | ChangeKind::DropPartitionField { .. }
+            | ChangeKind::ReplacePartitionField { .. }
+            | ChangeKind::SetPartitioning { .. }
+            | ChangeKind::SetWriteOrder { .. }
+            | ChangeKind::SetProperties { .. }
+            | ChangeKind::UnsetProperties { .. }
+            | ChangeKind::NoSchemaEffect { .. } => Err(invalid_at(
+                change,
+                "a table change is not a schema change".into(),
+            )),
         }
+    }
+
+    fn set_identifiers(&mut self, change: &Change, paths: &[FieldPath]) -> Outcome {
+        let mut ids = Vec::new();
+        for path in paths {
+            let target = self.resolve(change, path)?;
+            self.check_identifier(change, &target)?;
+            ids.push(target.id);
+        }
+        let names = paths
+            .iter()
+            .map(FieldPath::dotted)
+            .collect::<Vec<_>>()
+            .join(", ");
+        self.identifiers = ids;
+        Ok(Applied::new(
+            AppliedKind::SetIdentifierFields,
+            None,
+            names.clone(),
+            None,
+            Some(names),
+        ))
+    }
+
+    fn drop_identifiers(&mut self, change: &Change, paths: &[FieldPath]) -> Outcome {
+        for path in paths {
+            let target = self.resolve(change, path)?;
+            if !self.identifiers.contains(&target.id) {
+                return Err(invalid(
+                    change,
+                    &target,
+                    format!("`{}` is not an identifier field", target.path),
+                ));
+            }
+            self.identifiers.retain(|id| *id != target.id);
+        }
+        let names = paths
+            .iter()
+            .map(FieldPath::dotted)
+            .collect::<Vec<_>>()
+            .join(", ");
+        Ok(Applied::new(
+            AppliedKind::DropIdentifierFields,
+            None,
+            names.clone(),
+            Some(names),
+            None,
+        ))
     }
 
     fn next_id(&mut self, change: &Change) -> Result<FieldId, Box<Problem>> {
@@ -1194,6 +1113,7 @@ mod tests {
             }],
             partition_specs: Vec::new(),
             default_spec_id: 0,
+            last_partition_id: None,
             sort_orders: Vec::new(),
             default_sort_order_id: 0,
             properties: Vec::new(),

@@ -4,7 +4,8 @@
 use std::collections::HashMap;
 
 use crate::change::{Change, Origin, Span, Statement, StatementKind};
-use crate::evolve::{Evolution, Problem, ProblemKind, TooLarge, evolve};
+use crate::change::{Problem, ProblemKind};
+use crate::evolve::{Evolution, TooLarge, evolve};
 use crate::finding::{Finding, Severity};
 use crate::iceberg::metadata::TableMetadata;
 use crate::proposal::{MetadataProposal, Note, Proposal};

@@ -21,6 +21,7 @@ pub mod repo;
 pub mod report;
 pub mod rules;
 pub mod session;
+pub mod span;
 pub mod suggest;
 pub mod suppress;
 pub mod verify;

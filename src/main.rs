@@ -11,7 +11,7 @@ use fieldgate::commands::{
 use fieldgate::failure::Failure;
 use fieldgate::report::human::handler_with;
 
-/// Exit codes of CLI.md: 0 passed, 1 the gate failed, 2 fieldgate could not run.
+/// The exit codes: 0 passed, 1 the gate failed, 2 fieldgate could not run.
 fn exit_code(outcome: Result<bool, Failure>) -> ExitCode {
     match outcome {
         Ok(true) => ExitCode::SUCCESS,

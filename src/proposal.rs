@@ -8,8 +8,8 @@
 //! proposal is different in kind: the new table state is the file itself, not something
 //! fieldgate computes, so it carries its own "applied" records derived by diffing.
 
+use crate::change::{Applied, Assigned, Problem};
 use crate::change::{Source, Statement};
-use crate::evolve::{Applied, Assigned, Problem};
 use crate::frontend::schema_file::{Format, SchemaFile};
 use crate::iceberg::metadata::TableMetadata;
 pub use crate::rules::context::Anchors;

@@ -9,15 +9,20 @@
 //! earlier steps' outputs, and with the runner's files and variables (`GITHUB_OUTPUT`,
 //! `GITHUB_STEP_SUMMARY`, `GITHUB_ENV`, `GITHUB_PATH`, `GITHUB_EVENT_PATH`, `GITHUB_BASE_REF`,
 //! ...); `uses:` steps (the build cache) are skipped and `binary` is the fieldgate cargo built
-//! for this test. The repository is a clone of a pull request on a copy of `examples/lake`, as
+//! for this test, or, for the download of the action's own release, that fieldgate is served as
+//! a release by a local HTTP server standing in for GitHub's release downloads. The repository is a clone of a pull request on a copy of `examples/lake`, as
 //! `actions/checkout` leaves it (the PR's head detached, `origin/<base>` fetched). The sticky
 //! comment talks to `tests/action/gh`, a stand-in for the GitHub CLI that records its calls.
 //! The build from source (`cargo install`) is the one step not run here: it takes minutes.
 
 use std::collections::BTreeMap;
 use std::fs;
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::{Arc, Mutex};
+use std::thread;
 
 use fieldgate::yaml::{YamlNode, YamlValue, parse};
 use serde_json::{Value, json};
@@ -365,6 +370,8 @@ impl PullRequest {
             gh: None,
             base_ref: Some(self.base.clone()),
             stop_after: None,
+            action_path: root(),
+            server_url: "https://github.com".into(),
         }
     }
 }
@@ -381,6 +388,10 @@ struct Job<'a> {
     base_ref: Option<String>,
     /// The step (by id) after which the run stops.
     stop_after: Option<&'static str>,
+    /// Where the runner checked the action out (GITHUB_ACTION_PATH).
+    action_path: PathBuf,
+    /// GITHUB_SERVER_URL, where the action's releases are downloaded from.
+    server_url: String,
 }
 
 /// What a run of the action left.
@@ -471,12 +482,12 @@ impl Job<'_> {
                 .env("HOME", &home)
                 .env("CI", "true")
                 .env("GITHUB_ACTIONS", "true")
-                .env("GITHUB_ACTION_PATH", root())
+                .env("GITHUB_ACTION_PATH", &self.action_path)
                 .env("GITHUB_WORKSPACE", self.pr.workspace())
                 .env("GITHUB_EVENT_NAME", &self.event_name)
                 .env("GITHUB_EVENT_PATH", &event_path)
                 .env("GITHUB_REPOSITORY", "octo/lake")
-                .env("GITHUB_SERVER_URL", "https://github.com")
+                .env("GITHUB_SERVER_URL", &self.server_url)
                 .env("GITHUB_RUN_ID", "42")
                 .env("RUNNER_OS", "Linux")
                 .env("RUNNER_ARCH", "X64")
@@ -1032,4 +1043,206 @@ fn the_policy_input_chooses_whose_configuration_decides() {
     let ran = pr.job().input("policy", "head").run();
     assert!(!narrowing(&ran.log), "{}", ran.log);
     assert!(ran.log.contains(relaxed), "{}", ran.log);
+}
+
+const VERSION: &str = env!("CARGO_PKG_VERSION");
+const LINUX_X64_ASSET: &str = "fieldgate-x86_64-unknown-linux-musl.tar.gz";
+
+/// A stand-in for GitHub's release downloads: the given files over HTTP on a free port of
+/// 127.0.0.1 (404 for any other path), with every path asked for recorded.
+struct ReleaseServer {
+    url: String,
+    requests: Arc<Mutex<Vec<String>>>,
+}
+
+impl ReleaseServer {
+    fn serve(files: BTreeMap<String, Vec<u8>>) -> ReleaseServer {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let requests = Arc::new(Mutex::new(Vec::new()));
+        let seen = Arc::clone(&requests);
+        thread::spawn(move || {
+            for mut stream in listener.incoming().flatten() {
+                let mut reader = BufReader::new(stream.try_clone().unwrap());
+                let mut request = String::new();
+                reader.read_line(&mut request).unwrap();
+                let mut header = String::new();
+                while reader.read_line(&mut header).unwrap() > 2 {
+                    header.clear();
+                }
+                let path = request.split_whitespace().nth(1).unwrap_or("").to_string();
+                let (status, body) = match files.get(&path) {
+                    Some(body) => ("200 OK", body.clone()),
+                    None => ("404 Not Found", b"Not Found".to_vec()),
+                };
+                seen.lock().unwrap().push(path);
+                let head = format!(
+                    "HTTP/1.1 {status}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                    body.len()
+                );
+                stream.write_all(head.as_bytes()).unwrap();
+                stream.write_all(&body).unwrap();
+            }
+        });
+        ReleaseServer { url, requests }
+    }
+
+    fn requests(&self) -> Vec<String> {
+        self.requests.lock().unwrap().clone()
+    }
+}
+
+/// The path of a release asset of octo/fieldgate under the server.
+fn release_path(name: &str) -> String {
+    format!("/octo/fieldgate/releases/download/v{VERSION}/{name}")
+}
+
+/// The Linux x86_64 archive the release workflow builds, holding the fieldgate built for these
+/// tests, and its checksum file as `sha256sum` writes it.
+fn linux_release(dir: &Path) -> (Vec<u8>, String) {
+    let staging = dir.join("release-staging");
+    fs::create_dir_all(&staging).unwrap();
+    fs::copy(env!("CARGO_BIN_EXE_fieldgate"), staging.join("fieldgate")).unwrap();
+    // The fastest gzip level: a debug build is hundreds of megabytes.
+    let status = Command::new("sh")
+        .args([
+            "-c",
+            &format!("tar -cf - fieldgate | gzip -1 >{LINUX_X64_ASSET}"),
+        ])
+        .current_dir(&staging)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let checksum = Command::new("sha256sum")
+        .arg(LINUX_X64_ASSET)
+        .current_dir(&staging)
+        .output()
+        .unwrap();
+    assert!(checksum.status.success());
+    (
+        fs::read(staging.join(LINUX_X64_ASSET)).unwrap(),
+        text(&checksum.stdout),
+    )
+}
+
+/// A job that uses the action as the runner checks it out for `uses: octo/fieldgate@REF`, with
+/// no `binary` input, downloading from `server`.
+fn pinned_job<'a>(pr: &'a PullRequest, reference: &str, server: &ReleaseServer) -> Job<'a> {
+    let actions = pr.dir.path().join("runner/actions/octo/fieldgate");
+    fs::create_dir_all(&actions).unwrap();
+    let checkout = actions.join(reference);
+    std::os::unix::fs::symlink(root(), &checkout).unwrap();
+    let mut job = pr.job();
+    job.inputs.retain(|(name, _)| *name != "binary");
+    job.action_path = checkout;
+    job.server_url = server.url.clone();
+    job
+}
+
+#[test]
+fn pinned_at_its_release_tag_the_action_downloads_checks_and_runs_that_release() {
+    let pr = narrowing_pr("main", "narrow");
+    pr.checkout(true);
+    let (archive, checksum) = linux_release(pr.dir.path());
+    let server = ReleaseServer::serve(BTreeMap::from([
+        (release_path(LINUX_X64_ASSET), archive),
+        (
+            release_path(&format!("{LINUX_X64_ASSET}.sha256")),
+            checksum.clone().into_bytes(),
+        ),
+    ]));
+    let ran = pinned_job(&pr, &format!("v{VERSION}"), &server).run();
+
+    let digest = &checksum[..64];
+    assert!(
+        ran.log.contains(&format!(
+            "fieldgate v{VERSION} for x86_64-unknown-linux-musl downloaded from {}/octo/fieldgate/releases/download/v{VERSION}, SHA-256 {digest} verified",
+            server.url
+        )),
+        "{}",
+        ran.log
+    );
+    assert!(!ran.log.contains("building fieldgate"), "{}", ran.log);
+    let downloaded = pr
+        .dir
+        .path()
+        .join("runner/temp/fieldgate-release/fieldgate");
+    assert_eq!(ran.steps["install"]["bin"], downloaded.to_str().unwrap());
+    assert_eq!(
+        ran.steps["cache-key"],
+        BTreeMap::new(),
+        "nothing is built, nothing cached"
+    );
+    // The downloaded fieldgate is the one that judged the pull request.
+    assert_eq!(ran.failed, Some(("verdict".into(), 1)), "{}", ran.log);
+    assert_ne!(ran.outputs["errors"], "0");
+    assert_eq!(
+        server.requests(),
+        [
+            release_path(&format!("{LINUX_X64_ASSET}.sha256")),
+            release_path(LINUX_X64_ASSET)
+        ]
+    );
+}
+
+#[test]
+fn a_release_that_does_not_match_its_checksum_fails_the_job_without_running_it() {
+    let pr = narrowing_pr("main", "narrow");
+    pr.checkout(true);
+    let (mut archive, checksum) = linux_release(pr.dir.path());
+    archive.push(0);
+    let server = ReleaseServer::serve(BTreeMap::from([
+        (release_path(LINUX_X64_ASSET), archive),
+        (
+            release_path(&format!("{LINUX_X64_ASSET}.sha256")),
+            checksum.into_bytes(),
+        ),
+    ]));
+    let ran = pinned_job(&pr, &format!("v{VERSION}"), &server).run();
+
+    assert_eq!(ran.failed, Some(("release".into(), 1)), "{}", ran.log);
+    assert!(
+        ran.log.contains(&format!(
+            "::error title=fieldgate::{LINUX_X64_ASSET} of release v{VERSION} of octo/fieldgate does not match its checksum file"
+        )),
+        "{}",
+        ran.log
+    );
+    assert!(!ran.steps["release"].contains_key("bin"));
+}
+
+#[test]
+fn without_its_release_the_action_says_it_builds_from_source() {
+    let pr = narrowing_pr("main", "narrow");
+    pr.checkout(true);
+    let server = ReleaseServer::serve(BTreeMap::new());
+
+    // A fork or a repository that has not published the release.
+    let mut job = pinned_job(&pr, &format!("v{VERSION}"), &server);
+    job.stop_after = Some("release");
+    let ran = job.run();
+    assert_eq!(ran.failed, None, "{}", ran.log);
+    assert!(
+        ran.log.contains(&format!(
+            "::notice title=fieldgate::no {LINUX_X64_ASSET}.sha256 in release v{VERSION} of octo/fieldgate (HTTP 404): building fieldgate from the action's source"
+        )),
+        "{}",
+        ran.log
+    );
+    assert_eq!(ran.steps["release"], BTreeMap::new());
+
+    // A commit pin: no release is looked for.
+    let server = ReleaseServer::serve(BTreeMap::new());
+    let commit = "8e8c483db84b4bee98b60c0593521ed34d9990e8";
+    let mut job = pinned_job(&pr, commit, &server);
+    job.stop_after = Some("release");
+    let ran = job.run();
+    assert!(
+        ran.log.contains(&format!(
+            "::notice title=fieldgate::the action is used at `{commit}`, not at its release tag v{VERSION}: building fieldgate from the action's source"
+        )),
+        "{}",
+        ran.log
+    );
+    assert_eq!(server.requests(), Vec::<String>::new());
 }

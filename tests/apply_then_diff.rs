@@ -31,15 +31,16 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
+use fieldgate::change::{Applied, AppliedKind, ProblemKind};
 use fieldgate::change::{
     Change, ChangeKind, FieldPath, NewField, Origin, Position, Source, SourceFile, Span,
     StatementKind,
 };
-use fieldgate::evolve::{Applied, AppliedKind, ProblemKind, evolve};
+use fieldgate::evolve::evolve;
+use fieldgate::evolve::new_table::render_new_table;
 use fieldgate::frontend::metadata_diff::diff_metadata;
 use fieldgate::frontend::schema_file::{Format, SchemaFile, fill_ids};
 use fieldgate::iceberg::metadata::{TableMetadata, patch};
-use fieldgate::iceberg::new_table::render_new_table;
 use fieldgate::iceberg::schema::{Field, FieldInfo, MemberKind, Schema};
 use fieldgate::iceberg::types::{FieldId, ListType, MapType, PrimitiveType, StructType, Type};
 use proptest::prelude::*;

@@ -1,5 +1,5 @@
 //! The rules on tables pyiceberg wrote (`tests/fixtures/tables/`, from make_fixtures.py): the
-//! seed's unsafe changes are caught with precise messages, and its safe changes pass.
+//! classic unsafe changes are caught with precise messages, and the safe changes pass.
 
 use std::path::PathBuf;
 use std::process::Command;

@@ -12,12 +12,12 @@ use std::path::{Path, PathBuf};
 
 use crate::cli::ApplyArgs;
 use crate::commands::lint::judge_and_report;
+use crate::evolve::new_table::render_new_table;
 use crate::failure::Failure;
 use crate::finding::Severity;
 use crate::frontend::schema_file::fill_ids;
 use crate::iceberg::metadata::patch;
 use crate::iceberg::metadata_log::log_previous_file;
-use crate::iceberg::new_table::render_new_table;
 use crate::judge::Settings;
 use crate::proposal::Proposal;
 use crate::repo::atomic::write_atomically;

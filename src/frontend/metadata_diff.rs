@@ -16,8 +16,8 @@
 
 use std::collections::HashMap;
 
+use crate::change::{Applied, AppliedKind, Assigned, Problem, ProblemKind};
 use crate::change::{Origin, Source, Span};
-use crate::evolve::{Applied, AppliedKind, Assigned, Problem, ProblemKind};
 use crate::frontend::longest_increasing;
 use crate::iceberg::metadata::TableMetadata;
 use crate::iceberg::schema::{FieldInfo, MemberKind};

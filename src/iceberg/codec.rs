@@ -4,10 +4,10 @@
 
 use serde_json::{Map, Value as JsonValue};
 
-use crate::change::Span;
 use crate::iceberg::schema::{Field, Schema};
 use crate::iceberg::types::{FieldId, ListType, MapType, PrimitiveType, StructType, Type};
 use crate::json::{Node, Value};
+use crate::span::Span;
 
 /// A metadata document that parses as JSON but not as Iceberg.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

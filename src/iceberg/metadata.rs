@@ -1,8 +1,9 @@
 //! Table metadata (`*.metadata.json`) of format v1, v2 and v3: a typed view for the rest of the
 //! program, and lossless writing. We never re-serialise a document: a change is a handful of text
 //! edits at the spans of the keys a schema change touches (`schemas`, `current-schema-id`,
-//! `last-column-id`, `last-updated-ms`, the v1 `schema`, the name-mapping property), in the
-//! formatting style of the writer that made the file. Everything else stays byte for byte.
+//! `last-column-id`, `last-updated-ms`, the v1 `schema`, the name-mapping property; the keys
+//! partition evolution and properties touch, in `table_patch`), in the formatting style of the
+//! writer that made the file. Everything else stays byte for byte.
 
 use std::collections::HashSet;
 
@@ -16,6 +17,7 @@ use crate::iceberg::name_mapping::{NAME_MAPPING_PROPERTY, NameMapping};
 use crate::iceberg::partition::PartitionSpec;
 use crate::iceberg::schema::Schema;
 use crate::iceberg::sort::SortOrder;
+use crate::iceberg::table_patch;
 use crate::json::{self, Edits, Node, Style};
 
 /// The newest format version whose tables we can judge.
@@ -31,6 +33,8 @@ pub struct TableMetadata {
     pub schemas: Vec<Schema>,
     pub partition_specs: Vec<PartitionSpec>,
     pub default_spec_id: i32,
+    /// `last-partition-id`; absent in early v1 files, where it follows from the specs.
+    pub last_partition_id: Option<i32>,
     pub sort_orders: Vec<SortOrder>,
     pub default_sort_order_id: i32,
     pub properties: Vec<(String, String)>,
@@ -66,6 +70,7 @@ impl TableMetadata {
 
     /// Reads the typed view from a parsed document.
     pub fn from_json(root: &Node<'_>) -> ModelResult<TableMetadata> {
+        let root = unwrap_load_table_result(root);
         as_object(root, "table metadata")?;
         let version_node = required_member(root, "format-version")?;
         let format_version = as_i64(version_node, "`format-version`")?;
@@ -150,10 +155,7 @@ impl TableMetadata {
         };
 
         let optional_i32 = |key: &str, default: i32| -> ModelResult<i32> {
-            root.get(key)
-                .map(|n| as_i32(n, key))
-                .transpose()
-                .map(|v| v.unwrap_or(default))
+            optional_member(root, key).map(|v| v.unwrap_or(default))
         };
         Ok(TableMetadata {
             format_version,
@@ -167,6 +169,7 @@ impl TableMetadata {
             schemas,
             partition_specs,
             default_spec_id: optional_i32("default-spec-id", 0)?,
+            last_partition_id: optional_member(root, "last-partition-id")?,
             sort_orders,
             default_sort_order_id: optional_i32("default-sort-order-id", 0)?,
             properties,
@@ -177,15 +180,32 @@ impl TableMetadata {
     }
 }
 
+/// An integer member that may be absent.
+fn optional_member(root: &Node<'_>, key: &str) -> ModelResult<Option<i32>> {
+    root.get(key).map(|n| as_i32(n, key)).transpose()
+}
+
 static EMPTY_SCHEMA: Schema = Schema {
     schema_id: 0,
     identifier_field_ids: Vec::new(),
     fields: Vec::new(),
 };
 
+/// The table metadata of a document: a metadata file is its own, a REST catalog's
+/// LoadTableResult (`metadata-location`, `metadata`, `config`, as `GET .../tables/{table}`
+/// answers) holds it under `metadata`. Every reader of metadata text goes through here, so a
+/// saved catalog response is read as the table it describes, never as a schema file.
+pub fn unwrap_load_table_result<'n, 'a>(root: &'n Node<'a>) -> &'n Node<'a> {
+    match root.get("metadata") {
+        Some(inner) if root.get("format-version").is_none() && inner.as_object().is_some() => inner,
+        _ => root,
+    }
+}
+
 /// Produces the text of `updated` by patching `original`, the document `base` was read from.
 /// Only schema-evolution keys are compared and patched; `now_ms` becomes `last-updated-ms` when
-/// anything changed. Returns the original text unchanged when nothing did.
+/// anything changed. Returns the original text unchanged when nothing did. Of a LoadTableResult,
+/// the result is the metadata file it holds, patched: what a table's next metadata file is.
 pub fn patch(
     original: &str,
     base: &TableMetadata,
@@ -193,11 +213,16 @@ pub fn patch(
     now_ms: i64,
 ) -> Result<String, String> {
     let root = json::parse(original).map_err(|e| e.to_string())?;
+    let inner = unwrap_load_table_result(&root);
+    if !std::ptr::eq(inner, &root) {
+        return patch(&original[inner.span.range()], base, updated, now_ms);
+    }
     let schemas_changed = updated.schemas != base.schemas;
     let changed = schemas_changed
         || updated.current_schema_id != base.current_schema_id
         || updated.last_column_id != base.last_column_id
-        || updated.name_mapping != base.name_mapping;
+        || updated.name_mapping != base.name_mapping
+        || table_patch::table_keys_changed(base, updated);
     if !changed {
         return Ok(original.to_string());
     }
@@ -263,7 +288,9 @@ pub fn patch(
     );
     replace_number(&mut edits, &root, "last-updated-ms", now_ms.into());
 
+    table_patch::patch_table_keys(original, &root, base, updated, &style, &mut edits)?;
     if updated.name_mapping != base.name_mapping
+        && !table_patch::properties_rewritten(base, updated)
         && let Some(mapping) = &updated.name_mapping
         && let Some(node) = root
             .get("properties")

@@ -103,9 +103,35 @@ impl Files for WorkingTree {
 
 pub fn locate(path: &Path) -> Result<TableLocation, String> {
     if let Err(e) = fs::metadata(path) {
-        return Err(format!("cannot read `{}`: {e}", path.display()));
+        return Err(
+            not_local(path).unwrap_or_else(|| format!("cannot read `{}`: {e}", path.display()))
+        );
     }
     locate_in(&WorkingTree, path).map_err(|e| e.to_string())
+}
+
+/// Why a path that could not be read is not a file here: it is a URL (`s3://bucket/key`,
+/// `gs://...`, `https://...`), and only local files are read. `None` for a path that is not one.
+pub fn not_local(path: &Path) -> Option<String> {
+    let text = path.to_str()?;
+    let (scheme, _) = text.split_once("://")?;
+    let is_scheme = scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+        && scheme
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "+.-".contains(c));
+    if !is_scheme {
+        return None;
+    }
+    let what = match scheme.to_ascii_lowercase().as_str() {
+        "s3" | "s3a" | "s3n" => "an S3 object",
+        "gs" => "a Google Cloud Storage object",
+        "abfs" | "abfss" | "wasb" | "wasbs" => "an Azure Storage object",
+        "http" | "https" => "a web address",
+        _ => "a URL",
+    };
+    Some(format!(
+        "`{text}` is {what}: fieldgate reads local files only, not object stores or URLs; copy the file (for a table, its current metadata file) to a local path and give that"
+    ))
 }
 
 /// [`locate`] over any [`Files`]: the same rules for the working tree and for a git commit.

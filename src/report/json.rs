@@ -1,4 +1,4 @@
-//! The JSON report of CLI.md, version 1. Field order is fixed by construction (serde_json keeps
+//! The JSON report, version 1. Field order is fixed by construction (serde_json keeps
 //! insertion order). Extensions to the documented shape are additive: `related` on a diagnostic
 //! that has related places, `table` on suppressed findings, `verification` on a table whose
 //! sample data files were read (the `files` of the `verify` document), and `errors` (with the located

@@ -5,7 +5,7 @@
 //! carried the deprecation mark in the base for at least N days, as the metadata file's history
 //! shows: readers get an announced period to move off the column, instead of banning drops.
 
-use crate::evolve::AppliedKind;
+use crate::change::AppliedKind;
 use crate::finding::Severity;
 use crate::iceberg::schema::FieldInfo;
 use crate::rules::{Context, Rule, Violation};

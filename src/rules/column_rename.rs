@@ -1,7 +1,7 @@
 //! `column-rename` (warning): a rename. Field-id readers keep finding the data, but SQL, views,
 //! dashboards and downstream jobs that use the old name break.
 
-use crate::evolve::AppliedKind;
+use crate::change::AppliedKind;
 use crate::rules::{Context, Rule, Violation};
 
 pub struct ColumnRename;

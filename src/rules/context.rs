@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use crate::change::Origin;
-use crate::evolve::{Applied, AppliedKind};
+use crate::change::{Applied, AppliedKind};
 use crate::iceberg::metadata::TableMetadata;
 use crate::iceberg::schema::{FieldInfo, MemberKind, Schema};
 

@@ -3,7 +3,7 @@
 //! Iceberg Java refuses these at commit ("Invalid schema for v2"); PyIceberg writes them anyway,
 //! and older readers then fail on the table.
 
-use crate::evolve::AppliedKind;
+use crate::change::AppliedKind;
 use crate::rules::{Context, Rule, Violation};
 
 pub struct FormatVersionFeature;

@@ -2,7 +2,7 @@
 //! still holding the old schema (a Trino coordinator with cached metadata, a long-running Spark or
 //! Flink job) when they read files written under the new one.
 
-use crate::evolve::AppliedKind;
+use crate::change::AppliedKind;
 use crate::rules::{Context, Rule, Violation};
 
 pub struct ForwardIncompatible;

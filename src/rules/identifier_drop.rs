@@ -1,7 +1,7 @@
 //! `identifier-drop`: an identifier field (row identity for upserts and equality deletes) is
 //! dropped, or made optional, without the proposal changing the identifier fields first.
 
-use crate::evolve::AppliedKind;
+use crate::change::AppliedKind;
 use crate::rules::{Context, Rule, Violation};
 
 pub struct IdentifierDrop;

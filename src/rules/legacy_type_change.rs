@@ -2,7 +2,7 @@
 //! widen values while decoding, so even a widening such as INT -> BIGINT breaks readers of old
 //! files (Spark and Trino fail decoding old INT32 pages as BIGINT).
 
-use crate::evolve::AppliedKind;
+use crate::change::AppliedKind;
 use crate::rules::{Context, Mapping, Rule, Violation};
 
 pub struct LegacyTypeChange;

@@ -1,6 +1,6 @@
 //! `missing-doc` (off by default): a new field has no comment.
 
-use crate::evolve::AppliedKind;
+use crate::change::AppliedKind;
 use crate::rules::{Context, Rule, Violation};
 
 pub struct MissingDoc;

@@ -29,8 +29,8 @@ mod required_column_add;
 mod sort_source_drop;
 mod type_narrowing;
 
+use crate::change::Applied;
 use crate::change::Origin;
-use crate::evolve::Applied;
 use crate::finding::{Finding, Related, Severity};
 use crate::iceberg::types::FieldId;
 

@@ -1,7 +1,7 @@
 //! `name-mapped-rename`: the table's files are resolved by name (no field ids, and no name
 //! mapping that keeps the old name as an alias), so a rename orphans every old file's data.
 
-use crate::evolve::AppliedKind;
+use crate::change::AppliedKind;
 use crate::rules::{Context, Mapping, Rule, Violation};
 
 pub struct NameMappedRename;

@@ -1,9 +1,9 @@
-//! `name-reuse`: a field is added, or renamed, to a name that a dropped field had — the seed's red
-//! line 2. Field ids keep the data apart, but names are what BI reports, views, lineage and
+//! `name-reuse`: a field is added, or renamed, to a name that a dropped field had: a dropped
+//! name stays retired, like its id. Field ids keep the data apart, but names are what BI reports, views, lineage and
 //! analysts use; and under a name mapping, old files' values of the dropped column resurface in
 //! the new one.
 
-use crate::evolve::{Applied, AppliedKind};
+use crate::change::{Applied, AppliedKind};
 use crate::finding::{MetadataPlace, Related, Severity};
 use crate::iceberg::types::Type;
 use crate::rules::{CommitInfo, Context, Rule, Violation};

@@ -1,7 +1,7 @@
 //! `nullability-tightening`: an optional field becomes required. Files already written may hold
 //! nulls in it; readers that trust `required` then fail or return wrong results.
 
-use crate::evolve::AppliedKind;
+use crate::change::AppliedKind;
 use crate::rules::{Context, Rule, Violation};
 
 pub struct NullabilityTightening;

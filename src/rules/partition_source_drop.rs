@@ -2,7 +2,7 @@
 //! values from is dropped. Iceberg Java before 1.10 and Trino cannot even load such a table
 //! ("Cannot find source column for partition field"), and PyIceberg refuses to re-add the name.
 
-use crate::evolve::AppliedKind;
+use crate::change::AppliedKind;
 use crate::finding::{MetadataPlace, Related};
 use crate::rules::{Context, Rule, Violation};
 

@@ -3,7 +3,7 @@
 //! count but a timestamp's microseconds, and `identity` changes the partition value's type, so
 //! old and new files of the same day land in different partitions and filters prune wrongly.
 
-use crate::evolve::AppliedKind;
+use crate::change::AppliedKind;
 use crate::iceberg::types::{PrimitiveType, Type};
 use crate::rules::{Context, Rule, Violation};
 

@@ -1,9 +1,9 @@
 //! `position-shift`: the table's readers find columns by position (Hive/Impala/Presto reading ORC
 //! or Parquet by index), and the change moves columns: an add anywhere but at the end, a move, or
-//! a drop of a field that is not last — the seed's Hive disaster, where the phone number lands in
+//! a drop of a field that is not last — the classic Hive disaster, where the phone number lands in
 //! the amount column.
 
-use crate::evolve::{Applied, AppliedKind};
+use crate::change::{Applied, AppliedKind};
 use crate::iceberg::schema::FieldInfo;
 use crate::rules::{Context, Mapping, Rule, Violation};
 

@@ -1,5 +1,5 @@
 //! `reader-cache-refresh` (note): readers that hold cached table metadata do not see the new
-//! schema until they refresh — the seed's red line 3, for tables shared by several engines.
+//! schema until they refresh, for tables shared by several engines.
 
 use crate::rules::{Context, Rule, Violation};
 

@@ -1,7 +1,7 @@
 //! `required-column-add`: a required field added without an initial default. Old data files have
 //! no values for it, and a required column cannot be filled with nulls.
 
-use crate::evolve::AppliedKind;
+use crate::change::AppliedKind;
 use crate::rules::{Context, Rule, Violation};
 
 pub struct RequiredColumnAdd;

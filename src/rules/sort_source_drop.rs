@@ -1,7 +1,7 @@
 //! `sort-source-drop`: a field a sort order sorts by is dropped. Iceberg refuses to commit a
 //! default sort order whose source is gone, and writers that sort by it fail.
 
-use crate::evolve::AppliedKind;
+use crate::change::AppliedKind;
 use crate::finding::{MetadataPlace, Related};
 use crate::rules::{Context, Rule, Violation};
 

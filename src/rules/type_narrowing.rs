@@ -2,7 +2,7 @@
 //! format version. Old data files keep their physical type; a field-id reader can widen while
 //! decoding but never narrow, re-scale or change family.
 
-use crate::evolve::AppliedKind;
+use crate::change::AppliedKind;
 use crate::finding::{MetadataPlace, Related};
 use crate::iceberg::types::{PrimitiveType, Type, is_allowed_promotion};
 use crate::rules::{Context, Rule, Violation};

@@ -13,17 +13,16 @@ use std::env;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::change::{Change, Origin, Source, SourceFile, Span, Statement, StatementKind};
+use crate::change::{Origin, Source, SourceFile, Span, Statement, StatementKind};
 use crate::cli::CheckArgs;
-use crate::evolve::evolve;
+use crate::evolve::new_table::new_table;
 use crate::failure::{Failure, LocatedError};
 use crate::finding::{Finding, Severity};
 use crate::frontend::ddl::Dialect;
 use crate::iceberg::metadata::TableMetadata;
-use crate::iceberg::new_table::new_table;
-use crate::judge::{Judged, Settings, judge_proposals};
+use crate::judge::Settings;
 use crate::proposal::Proposal;
-use crate::repo::config::{CONFIG_FILE, Config, TableConfig, repo_path};
+use crate::repo::config::{CONFIG_FILE, Config, ConfigError, TableConfig, repo_path};
 use crate::repo::git::{Base, Repo};
 use crate::repo::glob;
 use crate::repo::location::{Files, LocateError, locate_in};
@@ -40,9 +39,8 @@ use crate::session::plan::routing::{
 };
 use crate::session::source::{GitBase, TableSource};
 use crate::session::table::Judgement;
-use crate::session::table::locate_related;
+use crate::session::table::{creates_existing, judge_from, locate_related, read_in_order};
 use crate::session::verification;
-use crate::suppress::date_from_unix_days;
 
 /// What `check` judged, for the command to report.
 pub struct Gated {
@@ -73,16 +71,7 @@ pub fn gate(args: &CheckArgs, fail_on: Severity) -> Result<Gated, Failure> {
         .tables
         .extend(dropped.iter().flat_map(|r| r.tables.iter().cloned()));
 
-    let mut globs = head
-        .proposal_globs(&config_dir)
-        .map_err(|errors| config_failure(&head, errors))?;
-    if let Some(dropped) = &dropped {
-        globs.extend(
-            dropped
-                .proposal_globs(&config_dir)
-                .map_err(|errors| config_failure(dropped, errors))?,
-        );
-    }
+    let globs = both(&head, dropped.as_ref(), |c| c.proposal_globs(&config_dir))?;
     let table_paths: Vec<PathBuf> = config
         .tables
         .iter()
@@ -114,16 +103,9 @@ pub fn gate(args: &CheckArgs, fail_on: Severity) -> Result<Gated, Failure> {
             || base_files.is_file(path)
             || base_files.is_dir(path)
     };
-    let mut locations = head
-        .locations(&config_dir, &exists)
-        .map_err(|errors| config_failure(&head, errors))?;
-    if let Some(dropped) = &dropped {
-        locations.extend(
-            dropped
-                .locations(&config_dir, &exists)
-                .map_err(|errors| config_failure(dropped, errors))?,
-        );
-    }
+    let locations = both(&head, dropped.as_ref(), |c| {
+        c.locations(&config_dir, &exists)
+    })?;
 
     let now = super::now_ms();
     let mut judged: Vec<(Judgement, Settings)> = Vec::new();
@@ -166,24 +148,44 @@ pub fn gate(args: &CheckArgs, fail_on: Severity) -> Result<Gated, Failure> {
         }
     }
 
-    let policy_line = policy
-        .header()
-        .map(|l| format!("{l}\n"))
-        .unwrap_or_default();
-    let header = format!(
-        "base: {} (merge base with `{}`, {}); {} proposal file(s); {} of {} table(s) touched\n{policy_line}",
-        base.info.id,
-        base.against,
-        base.info.date,
+    let header = header(
+        &base,
+        &policy,
         proposals.len(),
         judged.len(),
-        config.tables.len()
+        config.tables.len(),
     );
     Ok(Gated {
         policy: policy.findings(&head),
         judged,
         header,
     })
+}
+
+/// `read` of the change's configuration, then of the entries `--policy base` keeps judging
+/// though the change removed them; each one's errors located in its own file.
+fn both<T>(
+    head: &Config,
+    dropped: Option<&Config>,
+    read: impl Fn(&Config) -> Result<Vec<T>, Vec<ConfigError>>,
+) -> Result<Vec<T>, Failure> {
+    let mut all = read(head).map_err(|errors| config_failure(head, errors))?;
+    if let Some(dropped) = dropped {
+        all.extend(read(dropped).map_err(|errors| config_failure(dropped, errors))?);
+    }
+    Ok(all)
+}
+
+/// The human report's first lines: the base, how many proposals, how many tables touched.
+fn header(base: &Base, policy: &Policy, proposals: usize, touched: usize, tables: usize) -> String {
+    let policy_line = policy
+        .header()
+        .map(|l| format!("{l}\n"))
+        .unwrap_or_default();
+    format!(
+        "base: {} (merge base with `{}`, {}); {proposals} proposal file(s); {touched} of {tables} table(s) touched\n{policy_line}",
+        base.info.id, base.against, base.info.date,
+    )
 }
 
 /// One configured table, and where to read it.
@@ -208,32 +210,18 @@ impl TableAt<'_> {
     /// with no proposal, so there is nothing to judge.
     fn judge(&self, items: &[Item], now: i64) -> Result<Option<(Judgement, Settings)>, Failure> {
         let mut settings = self.policy.settings_for(self.head, &self.table.name);
-        let today = date_from_unix_days(now.div_euclid(86_400_000));
         let base = self.source().load()?;
         let mut items: Vec<Item> = items.to_vec();
         let mut read: Vec<ReadProposal> = Vec::new();
         let start: TableMetadata = match &base {
             Some(loaded) => {
-                let creates: Vec<LocatedError> = items
-                    .iter()
-                    .flat_map(|item| match item {
-                        Item::Ddl { statements, .. } => statements.as_slice(),
-                        Item::SchemaFile { .. } => &[],
-                    })
-                    .filter(|s| matches!(s.kind, StatementKind::CreateTable(_)))
-                    .map(|s| {
-                        LocatedError::new(
-                            &s.source,
-                            s.span,
-                            format!(
-                                "CREATE TABLE for `{}`, which already has metadata at the base (`{}`)",
-                                self.table.name,
-                                self.path.display()
-                            ),
-                            Some("change an existing table with ALTER TABLE statements".into()),
-                        )
-                    })
-                    .collect();
+                let statements = items.iter().flat_map(|item| match item {
+                    Item::Ddl { statements, .. } => statements.as_slice(),
+                    Item::SchemaFile { .. } => &[],
+                });
+                let held = format!(" at the base (`{}`)", self.path.display());
+                let help = "change an existing table with ALTER TABLE statements";
+                let creates = creates_existing(statements, &self.table.name, &held, help);
                 if !creates.is_empty() {
                     return Err(Failure::Located(creates));
                 }
@@ -245,62 +233,26 @@ impl TableAt<'_> {
             },
         };
         // Each proposal against the table as the ones before it left it, as `apply` would go.
-        let mut state = start.clone();
-        for item in &items {
-            let proposal = match item {
-                Item::Ddl { statements, .. } => Proposal::Ddl(statements.clone()),
-                Item::SchemaFile { source, .. } => {
-                    parse_proposal(source.clone(), self.dialect, Some(&state))?
-                }
-            };
-            state = evolved(&state, &proposal.statements());
-            read.push(ReadProposal {
-                path: item.path().to_path_buf(),
-                proposal,
-                schema_after: Some(state.current_schema().clone()),
-            });
-        }
+        read.extend(read_in_order(&items, self.dialect, Some(&start))?);
         if base.is_some() {
             settings.file_history = self.source().history(&settings.options)?;
         }
-        let proposals: Vec<Proposal> = read.iter().map(|r| r.proposal.clone()).collect();
-        let Judged {
-            evolution,
-            mut findings,
-            suppressed,
-        } = judge_proposals(&self.table.name, &start, &proposals, &settings, &today)?;
-        let statements: Vec<Statement> = read
-            .iter()
-            .flat_map(|r| r.proposal.statements())
-            .cloned()
-            .collect();
+        let files: Vec<String> = read.iter().map(|r| slashed(&r.path)).collect();
+        let existed = base.is_some();
+        let mut judgement =
+            judge_from(self.table.name.clone(), base, &start, read, &settings, now)?;
+        let statements = &judgement.statements;
         let alters: Vec<&Statement> = statements
             .iter()
             .filter(|s| matches!(s.kind, StatementKind::Alter(_)))
             .collect();
-        if evolution.problems.is_empty()
+        if judgement.evolution.problems.is_empty()
             && let Some(severity) = settings.severity("metadata-drift")
         {
-            let files: Vec<String> = read.iter().map(|r| slashed(&r.path)).collect();
-            findings.extend(self.drift(
-                &start,
-                base.is_some(),
-                &files,
-                &alters,
-                &evolution.metadata,
-                severity,
-            )?);
+            let expected = &judgement.evolution.metadata;
+            let drift = self.drift(&start, existed, &files, &alters, expected, severity)?;
+            judgement.findings.extend(drift);
         }
-        let judgement = Judgement {
-            table: self.table.name.clone(),
-            base,
-            evolution,
-            findings,
-            suppressed,
-            statements,
-            proposals: read,
-            verification: None,
-        };
         Ok(Some((judgement, settings)))
     }
 
@@ -388,6 +340,27 @@ impl TableAt<'_> {
         }
     }
 
+    /// The metadata the working tree commits for the table (named `path`), read inside the
+    /// repository only; the inner error when there is none to read.
+    fn committed(&self, path: &str) -> Result<Result<TableMetadata, Failure>, Failure> {
+        Ok(match locate_in(self.work_tree, self.path) {
+            Err(LocateError::Outside(message)) => {
+                return Err(metadata_outside(self.table, message));
+            }
+            Err(LocateError::NotATable(message)) => Err(Failure::Message(message)),
+            Ok(location) => self
+                .work_tree
+                .read_to_string(&location.metadata_file)
+                .map_err(Failure::Message)
+                .and_then(|text| {
+                    parse_metadata(&Arc::new(SourceFile {
+                        name: path.to_string(),
+                        text,
+                    }))
+                }),
+        })
+    }
+
     /// A `metadata-drift` finding when the committed metadata is not what the proposals give.
     fn drift(
         &self,
@@ -412,22 +385,7 @@ impl TableAt<'_> {
             )
         };
         let restore = format!("git checkout {} -- {path}", self.base.info.id);
-        let committed = match locate_in(self.work_tree, self.path) {
-            Err(LocateError::Outside(message)) => {
-                return Err(metadata_outside(self.table, message));
-            }
-            Err(LocateError::NotATable(message)) => Err(Failure::Message(message)),
-            Ok(location) => self
-                .work_tree
-                .read_to_string(&location.metadata_file)
-                .map_err(Failure::Message)
-                .and_then(|text| {
-                    parse_metadata(&Arc::new(SourceFile {
-                        name: path.clone(),
-                        text,
-                    }))
-                }),
-        };
+        let committed = self.committed(&path)?;
         let table = &self.table.name;
         let (message, help) = match committed {
             Err(_) if files.is_empty() => return Ok(None),
@@ -451,19 +409,7 @@ impl TableAt<'_> {
                     format!("run `{apply}` and commit the metadata it writes"),
                 ),
                 Some(Drift::Stale { applied }) => {
-                    let rest = statement_files(&alters[applied..]);
-                    let on_file_boundary = applied == 0
-                        || alters[applied - 1].source.name != alters[applied].source.name;
-                    let help = if on_file_boundary {
-                        format!(
-                            "apply the rest: run `fieldgate apply --write --metadata {path} {}` and commit the metadata it writes",
-                            rest.join(" ")
-                        )
-                    } else {
-                        format!(
-                            "restore the base's metadata (`{restore}`), run `{apply}` and commit the metadata it writes"
-                        )
-                    };
+                    let help = stale_help(alters, applied, &path, &apply, &restore);
                     (
                         format!(
                             "{table}: the committed metadata is stale: it holds the first {applied} of {} statements (schema {}), the migrations give schema {}",
@@ -513,16 +459,28 @@ impl TableAt<'_> {
     }
 }
 
-/// The table after `statements` (one schema update each), as the next proposal sees it.
-fn evolved(state: &TableMetadata, statements: &[&Statement]) -> TableMetadata {
-    let lists: Vec<&[Change]> = statements
-        .iter()
-        .filter_map(|s| match &s.kind {
-            StatementKind::Alter(changes) => Some(changes.as_slice()),
-            StatementKind::CreateTable(_) => None,
-        })
-        .collect();
-    evolve(state, lists).metadata
+/// How to bring metadata that holds the first `applied` statements up to date: apply the rest
+/// when they start a file, else start again from the base's metadata.
+fn stale_help(
+    alters: &[&Statement],
+    applied: usize,
+    path: &str,
+    apply: &str,
+    restore: &str,
+) -> String {
+    let rest = statement_files(&alters[applied..]);
+    let on_file_boundary =
+        applied == 0 || alters[applied - 1].source.name != alters[applied].source.name;
+    if on_file_boundary {
+        format!(
+            "apply the rest: run `fieldgate apply --write --metadata {path} {}` and commit the metadata it writes",
+            rest.join(" ")
+        )
+    } else {
+        format!(
+            "restore the base's metadata (`{restore}`), run `{apply}` and commit the metadata it writes"
+        )
+    }
 }
 
 /// The distinct files of `statements`, in order, as reports name them.

@@ -14,16 +14,16 @@ use std::sync::Arc;
 
 use crate::change::{Source, SourceFile, Span, Statement, StatementKind};
 use crate::evolve::evolve;
+use crate::evolve::new_table::new_table;
 use crate::failure::{Failure, LocatedError};
 use crate::frontend::ddl::{self, Dialect};
 use crate::frontend::metadata_diff::diff_metadata;
 use crate::frontend::schema_file::{Format, SchemaFile, SchemaFileErrors, TableDescription};
 use crate::iceberg::metadata::TableMetadata;
-use crate::iceberg::new_table::new_table;
 use crate::iceberg::schema::Schema;
 use crate::proposal::{FileProposal, Proposal};
 use crate::repo::git::Repo;
-use crate::repo::location::{TableLocation, locate};
+use crate::repo::location::{TableLocation, locate, not_local};
 use crate::rules::{CommitInfo, FileHistory, Mapping, RuleOptions};
 
 /// Reads a file as UTF-8 text; invalid bytes are a located error, not a lossy conversion.
@@ -33,8 +33,11 @@ pub fn read_source(path: &Path) -> Result<Source, Failure> {
 
 /// [`read_source`], with the name reports give the file (a path relative to the repository).
 pub fn read_source_named(path: &Path, name: String) -> Result<Source, Failure> {
-    let bytes = fs::read(path)
-        .map_err(|e| Failure::Message(format!("cannot read `{}`: {e}", path.display())))?;
+    let bytes = fs::read(path).map_err(|e| {
+        Failure::Message(
+            not_local(path).unwrap_or_else(|| format!("cannot read `{}`: {e}", path.display())),
+        )
+    })?;
     match String::from_utf8(bytes) {
         Ok(text) => Ok(Arc::new(SourceFile { name, text })),
         Err(e) => {
@@ -104,6 +107,7 @@ impl FileKind {
 /// Whether `text` is a JSON object with Iceberg metadata's keys.
 fn looks_like_metadata(text: &str) -> bool {
     crate::json::parse(text).is_ok_and(|root| {
+        let root = crate::iceberg::metadata::unwrap_load_table_result(&root);
         root.get("format-version").is_some()
             && (root.get("schemas").is_some() || root.get("schema").is_some())
             && root.get("fields").is_none()

@@ -10,18 +10,14 @@ use std::path::{Path, PathBuf};
 use crate::change::StatementKind;
 use crate::cli::ProposalArgs;
 use crate::failure::Failure;
-use crate::frontend::ddl::Dialect;
-use crate::iceberg::metadata::TableMetadata;
 use crate::judge::Settings;
-use crate::proposal::Proposal;
 use crate::repo::config::repo_path;
 use crate::repo::work_tree::RepoWorkTree;
-use crate::session::input::{ReadProposal, parse_proposal, state_after};
 use crate::session::plan::repo_config::{RepoConfig, config_failure};
 use crate::session::plan::routing::{Item, is_proposal, parse_all, route};
 use crate::session::plan::settings::resolve_with;
 use crate::session::source::{HeadOrWorkTree, TableSource};
-use crate::session::table::{self, Judgement, Target, judge_read, locate_related};
+use crate::session::table::{self, Judgement, Target, judge_read, locate_related, read_in_order};
 
 /// Every touched table judged, in the configuration's order, and how many files were proposals.
 pub fn judge_all(
@@ -161,42 +157,6 @@ fn skip_reason(
         "no `proposals` glob of `{}` matches it (give --metadata PATH to judge it against one table)",
         config.source.name
     ))
-}
-
-/// A table's routed proposals read in order, each schema file diffed against the table as the
-/// proposals before it left it. Every item's located errors are collected before failing.
-fn read_in_order(
-    items: &[Item],
-    dialect: Dialect,
-    base: Option<&TableMetadata>,
-) -> Result<Vec<ReadProposal>, Failure> {
-    let mut state = base.cloned();
-    let mut read = Vec::new();
-    let mut errors = Vec::new();
-    for item in items {
-        let proposal = match item {
-            Item::Ddl { statements, .. } => Ok(Proposal::Ddl(statements.clone())),
-            Item::SchemaFile { source, .. } => {
-                parse_proposal(source.clone(), dialect, state.as_ref())
-            }
-        };
-        match proposal {
-            Ok(proposal) => {
-                state = state_after(state, &proposal);
-                read.push(ReadProposal {
-                    path: item.path().to_path_buf(),
-                    proposal,
-                    schema_after: state.as_ref().map(|s| s.current_schema().clone()),
-                });
-            }
-            Err(Failure::Located(mut located)) => errors.append(&mut located),
-            Err(other) => return Err(other),
-        }
-    }
-    match errors.is_empty() {
-        true => Ok(read),
-        false => Err(Failure::Located(errors)),
-    }
 }
 
 /// Whether the item starts with CREATE TABLE.

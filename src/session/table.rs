@@ -5,18 +5,22 @@
 use crate::change::{Span, Statement, StatementKind};
 use crate::cli::{DialectArg, ProposalArgs};
 use crate::evolve::Evolution;
+use crate::evolve::new_table::new_table;
 use crate::failure::{Failure, LocatedError};
 use crate::finding::Finding;
 use crate::frontend::ddl::Dialect;
 use crate::iceberg::metadata::TableMetadata;
-use crate::iceberg::new_table::new_table;
+use crate::judge::Settings;
 use crate::judge::{Judged, judge_proposals};
-use crate::proposal::Proposal;
+use crate::proposal::{FileProposal, Proposal};
 use crate::repo::config::same_table;
+use crate::rules::Mapping;
 use crate::rules::related::locate_in_metadata;
 use crate::session::input::{
-    LoadedTable, ReadProposal, describe, read_proposals, schema_file_failure,
+    LoadedTable, ReadProposal, describe, parse_proposal, read_proposals, schema_file_failure,
+    state_after,
 };
+use crate::session::plan::routing::Item;
 use crate::session::plan::settings::{Resolved, resolve};
 use crate::session::source::{PathSource, TableSource};
 use crate::suppress::{Suppressed, date_from_unix_days};
@@ -101,91 +105,17 @@ pub fn judge_read(
         .flat_map(|p| p.proposal.statements())
         .cloned()
         .collect();
-    let new_table_file = proposals.iter().find_map(|p| match &p.proposal {
-        Proposal::SchemaFile(f) if f.statement.is_none() => Some(f),
-        _ => None,
-    });
-    let has_metadata = proposals
-        .iter()
-        .any(|p| matches!(p.proposal, Proposal::Metadata(_)));
-    let named = statements
-        .first()
-        .map(|s| s.table.clone())
-        .or_else(|| new_table_file.map(|f| f.file.table.clone()))
-        .or_else(|| {
-            base.as_ref()
-                .and_then(|b| b.description.as_ref())
-                .map(|d| d.table.clone())
-        })
-        .or_else(|| {
-            base.as_ref()
-                .filter(|_| has_metadata)
-                .map(|b| table_name_from_location(&b.metadata.location))
-        });
-    let Some(table) = table.or(named) else {
-        return Err(Failure::Message("the proposal holds no statement".into()));
-    };
-
-    let mut errors = Vec::new();
-    let mut other_table = |source, span, what: &str, named: &str| {
-        if !same_table(named, &table) {
-            errors.push(LocatedError::new(
-                source,
-                span,
-                format!("this {what} is for `{named}`, but this run judges `{table}`"),
-                Some(
-                    "judge one table per run: put each table's migrations in files of their own"
-                        .into(),
-                ),
-            ));
-        }
-    };
-    for statement in &statements {
-        let what = match statement.source.name.to_ascii_lowercase().ends_with(".sql") {
-            true => "statement",
-            false => "schema file",
-        };
-        other_table(
-            &statement.source,
-            statement.table_span,
-            what,
-            &statement.table,
-        );
-    }
-    if let Some(file) = new_table_file {
-        other_table(
-            &file.source,
-            file.file.table_span,
-            "schema file",
-            &file.file.table,
-        );
-    }
-    if let Some(base) = &base
-        && let Some(description) = &base.description
-    {
-        other_table(
-            &base.source,
-            Span::new(0, 0),
-            "table description",
-            &description.table,
-        );
-    }
+    let table = table_named(table, &proposals, &statements, base.as_ref())?;
+    let mut errors = other_tables(&table, &proposals, &statements, base.as_ref());
 
     let start = match &base {
         Some(loaded) => {
-            for statement in &statements {
-                if matches!(statement.kind, StatementKind::CreateTable(_)) {
-                    errors.push(LocatedError::new(
-                        &statement.source,
-                        statement.span,
-                        format!("CREATE TABLE for `{table}`, which already has metadata"),
-                        Some(
-                            "drop --metadata to judge a new table, or write ALTER TABLE statements"
-                                .into(),
-                        ),
-                    ));
-                }
-            }
+            errors.extend(creates_existing(
+                &statements,
+                &table,
+                "",
+                "drop --metadata to judge a new table, or write ALTER TABLE statements",
+            ));
             let mut metadata = loaded.metadata.clone();
             if loaded.description.is_some() {
                 // A described table has no location of its own: it lives where its output goes.
@@ -202,20 +132,7 @@ pub fn judge_read(
         return Err(Failure::Located(errors));
     };
 
-    // The table's readers: what the flags and the configuration say, else what the schema files
-    // say (the proposal's, then the description's).
-    let stated_mapping = proposals
-        .iter()
-        .rev()
-        .find_map(|p| match &p.proposal {
-            Proposal::SchemaFile(f) if f.file.stated.mapping.is_some() => Some(f.file.mapping),
-            _ => None,
-        })
-        .or_else(|| {
-            base.as_ref()
-                .and_then(|b| b.description.as_ref())
-                .map(|d| d.mapping)
-        });
+    let stated_mapping = stated_mapping(&proposals, base.as_ref());
     let mut settings = resolved.settings_with_mapping(&table, stated_mapping);
     // The metadata file's git history, as `check` reads it, so name-reuse windows and
     // deprecation periods judge the same locally (a described table has no such history).
@@ -225,12 +142,134 @@ pub fn judge_read(
             None => None,
         };
     }
+    judge_from(table, base, &start, proposals, &settings, now_ms)
+}
+
+/// The first schema file that describes a new table on its own (it has no statement).
+fn new_table_file(proposals: &[ReadProposal]) -> Option<&FileProposal> {
+    proposals.iter().find_map(|p| match &p.proposal {
+        Proposal::SchemaFile(f) if f.statement.is_none() => Some(f),
+        _ => None,
+    })
+}
+
+/// The table a run judges: `given`, else the first name the proposals give (a statement, a
+/// schema file, the describing file), else a metadata proposal's directory.
+fn table_named(
+    given: Option<String>,
+    proposals: &[ReadProposal],
+    statements: &[Statement],
+    base: Option<&LoadedTable>,
+) -> Result<String, Failure> {
+    let has_metadata = proposals
+        .iter()
+        .any(|p| matches!(p.proposal, Proposal::Metadata(_)));
+    let named = statements
+        .first()
+        .map(|s| s.table.clone())
+        .or_else(|| new_table_file(proposals).map(|f| f.file.table.clone()))
+        .or_else(|| {
+            base.and_then(|b| b.description.as_ref())
+                .map(|d| d.table.clone())
+        })
+        .or_else(|| {
+            base.filter(|_| has_metadata)
+                .map(|b| table_name_from_location(&b.metadata.location))
+        });
+    given
+        .or(named)
+        .ok_or_else(|| Failure::Message("the proposal holds no statement".into()))
+}
+
+/// An error at every statement, schema file or table description about another table.
+fn other_tables(
+    table: &str,
+    proposals: &[ReadProposal],
+    statements: &[Statement],
+    base: Option<&LoadedTable>,
+) -> Vec<LocatedError> {
+    let mut errors = Vec::new();
+    let mut other_table = |source, span, what: &str, named: &str| {
+        if !same_table(named, table) {
+            errors.push(LocatedError::new(
+                source,
+                span,
+                format!("this {what} is for `{named}`, but this run judges `{table}`"),
+                Some(
+                    "judge one table per run: put each table's migrations in files of their own"
+                        .into(),
+                ),
+            ));
+        }
+    };
+    for statement in statements {
+        let what = match statement.source.name.to_ascii_lowercase().ends_with(".sql") {
+            true => "statement",
+            false => "schema file",
+        };
+        other_table(
+            &statement.source,
+            statement.table_span,
+            what,
+            &statement.table,
+        );
+    }
+    if let Some(file) = new_table_file(proposals) {
+        other_table(
+            &file.source,
+            file.file.table_span,
+            "schema file",
+            &file.file.table,
+        );
+    }
+    if let Some(base) = base
+        && let Some(description) = &base.description
+    {
+        other_table(
+            &base.source,
+            Span::new(0, 0),
+            "table description",
+            &description.table,
+        );
+    }
+    errors
+}
+
+/// How the table's readers find columns, as the schema files say it (the last proposal's, then
+/// the description's), for when neither the flags nor the configuration do.
+fn stated_mapping(proposals: &[ReadProposal], base: Option<&LoadedTable>) -> Option<Mapping> {
+    proposals
+        .iter()
+        .rev()
+        .find_map(|p| match &p.proposal {
+            Proposal::SchemaFile(f) if f.file.stated.mapping.is_some() => Some(f.file.mapping),
+            _ => None,
+        })
+        .or_else(|| base.and_then(|b| b.description.as_ref()).map(|d| d.mapping))
+}
+
+/// One table judged once its start is known: the proposals (read in order) evolved once and in
+/// order, problems as findings, every rule, notes and suppressions. Every command judges a table
+/// through here; `check` then adds its drift and verification findings.
+pub fn judge_from(
+    table: String,
+    base: Option<LoadedTable>,
+    start: &TableMetadata,
+    proposals: Vec<ReadProposal>,
+    settings: &Settings,
+    now_ms: i64,
+) -> Result<Judgement, Failure> {
+    let statements: Vec<Statement> = proposals
+        .iter()
+        .flat_map(|p| p.proposal.statements())
+        .cloned()
+        .collect();
     let list: Vec<Proposal> = proposals.iter().map(|p| p.proposal.clone()).collect();
     let Judged {
         evolution,
         findings,
         suppressed,
-    } = judge_proposals(&table, &start, &list, &settings, &today(now_ms))?;
+    } = judge_proposals(&table, start, &list, settings, &today(now_ms))?;
     Ok(Judgement {
         table,
         base,
@@ -241,6 +280,64 @@ pub fn judge_read(
         proposals,
         verification: None,
     })
+}
+
+/// A CREATE TABLE among `statements` for a table that already has metadata (`held` says where):
+/// an error at each.
+pub fn creates_existing<'s>(
+    statements: impl IntoIterator<Item = &'s Statement>,
+    table: &str,
+    held: &str,
+    help: &str,
+) -> Vec<LocatedError> {
+    statements
+        .into_iter()
+        .filter(|s| matches!(s.kind, StatementKind::CreateTable(_)))
+        .map(|s| {
+            LocatedError::new(
+                &s.source,
+                s.span,
+                format!("CREATE TABLE for `{table}`, which already has metadata{held}"),
+                Some(help.into()),
+            )
+        })
+        .collect()
+}
+
+/// A table's routed proposals read in order, each schema file diffed against the table as the
+/// proposals before it left it. Every item's located errors are collected before failing.
+pub fn read_in_order(
+    items: &[Item],
+    dialect: Dialect,
+    base: Option<&TableMetadata>,
+) -> Result<Vec<ReadProposal>, Failure> {
+    let mut state = base.cloned();
+    let mut read = Vec::new();
+    let mut errors = Vec::new();
+    for item in items {
+        let proposal = match item {
+            Item::Ddl { statements, .. } => Ok(Proposal::Ddl(statements.clone())),
+            Item::SchemaFile { source, .. } => {
+                parse_proposal(source.clone(), dialect, state.as_ref())
+            }
+        };
+        match proposal {
+            Ok(proposal) => {
+                state = state_after(state, &proposal);
+                read.push(ReadProposal {
+                    path: item.path().to_path_buf(),
+                    proposal,
+                    schema_after: state.as_ref().map(|s| s.current_schema().clone()),
+                });
+            }
+            Err(Failure::Located(mut located)) => errors.append(&mut located),
+            Err(other) => return Err(other),
+        }
+    }
+    match errors.is_empty() {
+        true => Ok(read),
+        false => Err(Failure::Located(errors)),
+    }
 }
 
 /// The table the proposals create when there is no `--metadata`: CREATE TABLE first, or a

@@ -1,4 +1,4 @@
-//! Values as `verify --rows` prints them (CLI.md): JSON numbers for ints and floats, decimals as
+//! Values as `verify --rows` prints them: JSON numbers for ints and floats, decimals as
 //! plain-notation strings, ISO-8601 dates, times and timestamps, lowercase hex for binary and
 //! fixed, canonical strings for uuids, objects for structs, arrays for lists, and maps as arrays of
 //! `{"key": …, "value": …}`. A `float` prints as the shortest decimal that reads back as the same

@@ -92,6 +92,7 @@ pub fn one_schema_table(fields: Vec<Field>, last_column_id: FieldId) -> TableMet
         }],
         partition_specs: Vec::new(),
         default_spec_id: 0,
+        last_partition_id: None,
         sort_orders: Vec::new(),
         default_sort_order_id: 0,
         properties: Vec::new(),

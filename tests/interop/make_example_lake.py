@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generate examples/lake: the seed article's two tables, written by the real pyiceberg writer.
+"""Generate examples/lake: two example tables, written by the real pyiceberg writer.
 
 `lake_prod.dim_users` (id, phone, amount, and a `status` column holding the user review state that
 was dropped later) and `lake_prod.fact_orders` (partitioned by region, with an INT `total_units`

@@ -303,7 +303,7 @@ def build_orders(catalog: SqlCatalog) -> Table:
     with table.update_spec() as s:
         s.remove_field("region")
         s.add_field("order_ts", DayTransform(), "order_ts_day")
-    # The seed's red line 2 starts here: `status` (user review state) is dropped...
+    # The name-reuse story starts here: `status` (user review state) is dropped...
     with table.update_schema() as u:
         u.delete_column("status")
     append(table, [{"order_id": 2, "order_ts": ts(2), "region": "us", "customer_id": 8, "total_units": 5,
@@ -857,7 +857,7 @@ def build_people(catalog: SqlCatalog) -> tuple[Table, dict[str, int]]:
     append_named("s1-pyiceberg", [people_row(i, 1) for i in (7, 8, 9)])
     import_named("s1-imported", [people_row(i, 1) for i in (10, 11)], first="name")
 
-    # Schema 2: a new column placed right after `name`, where `phone` used to be: the seed's Hive disaster.
+    # Schema 2: a new column placed right after `name`, where `phone` used to be: the classic Hive disaster.
     with table.update_schema() as u:
         u.add_column("new_tag", StringType())
         u.move_after("new_tag", "name")
@@ -1052,7 +1052,7 @@ def shortest_float32(value: float) -> float:
 
 
 def render(value: object, iceberg_type: IcebergType) -> object:
-    """A value from pyarrow's to_pylist() in the JSON form of CLI.md (`verify --rows`)."""
+    """A value from pyarrow's to_pylist() in the JSON form of `verify --rows`."""
     if value is None:
         return None
     if isinstance(iceberg_type, StructType):

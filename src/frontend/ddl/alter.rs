@@ -15,6 +15,7 @@ use crate::frontend::ddl::statement::{
     DefContext, RawPosition, Stmt, column_def, is_position_start, maybe_parenthesised, position,
     resolve_position,
 };
+use crate::frontend::ddl::table_actions::table_action;
 use crate::frontend::ddl::types::{ParsedType, parse_type};
 use crate::iceberg::names::same_name;
 use crate::iceberg::types::Type;
@@ -42,6 +43,8 @@ pub(crate) fn alter_table(cx: &mut Stmt) -> PResult<Statement> {
         alter_column(cx)?
     } else if spark && cur.at_word("change") {
         change_column(cx)?
+    } else if let Some(changes) = table_action(cx)? {
+        changes
     } else {
         return Err(unsupported_action(cx));
     };

@@ -166,12 +166,12 @@ fn spark_partition_term(
 }
 
 /// How an engine writes a transform: its names, and whether the width comes first.
-struct Transforms {
+pub(crate) struct Transforms {
     names: &'static [(&'static str, &'static str)],
     help: &'static str,
 }
 
-const SPARK_TRANSFORMS: &Transforms = &Transforms {
+pub(crate) const SPARK_TRANSFORMS: &Transforms = &Transforms {
     names: &[
         ("identity", "identity"),
         ("bucket", "bucket"),
@@ -207,7 +207,11 @@ const TRINO_TRANSFORMS: &Transforms = &Transforms {
 
 /// `name(args)`: one column, plus a width for `bucket` and `truncate` (on either side of the
 /// column: Spark writes `bucket(16, id)`, Trino `bucket(id, 16)`).
-fn transform(cur: &mut Cursor, head: &PathSpan, known: &Transforms) -> PResult<PartitionTerm> {
+pub(crate) fn transform(
+    cur: &mut Cursor,
+    head: &PathSpan,
+    known: &Transforms,
+) -> PResult<PartitionTerm> {
     let written = head.path.leaf().to_ascii_lowercase();
     let Some(&(_, name)) = known.names.iter().find(|(w, _)| *w == written) else {
         return Err(DdlError::new(
@@ -266,7 +270,7 @@ fn transform(cur: &mut Cursor, head: &PathSpan, known: &Transforms) -> PResult<P
 
 /// Spark's `('key' = 'value', ...)`: keys are strings or dotted names, `=` is optional, values
 /// are strings, numbers or booleans.
-fn spark_properties(cx: &mut Stmt) -> PResult<Vec<(String, String)>> {
+pub(crate) fn spark_properties(cx: &mut Stmt) -> PResult<Vec<(String, String)>> {
     cx.cur.expect(&Token::LParen)?;
     let mut properties = Vec::new();
     if cx.cur.eat(&Token::RParen).is_some() {
@@ -289,7 +293,7 @@ fn spark_properties(cx: &mut Stmt) -> PResult<Vec<(String, String)>> {
 }
 
 /// A property value: a string, a number or a boolean, as text.
-fn scalar(cur: &mut Cursor) -> PResult<String> {
+pub(crate) fn scalar(cur: &mut Cursor) -> PResult<String> {
     let next = cur.peek();
     match &next.token {
         Token::SingleQuotedString(_) | Token::DoubleQuotedString(_) => {
@@ -353,7 +357,7 @@ fn trino_properties(cx: &mut Stmt, create: &mut CreateTable) -> PResult<()> {
 }
 
 /// `ARRAY['a', 'b']`: the strings and the span of each literal.
-fn string_array(cur: &mut Cursor) -> PResult<Vec<(String, Span)>> {
+pub(crate) fn string_array(cur: &mut Cursor) -> PResult<Vec<(String, Span)>> {
     cur.expect_word("array")?;
     cur.expect(&Token::LBracket)?;
     let mut items = Vec::new();
@@ -373,7 +377,7 @@ fn string_array(cur: &mut Cursor) -> PResult<Vec<(String, Span)>> {
 /// One `partitioning` entry, a little expression inside a string (`'bucket(id, 16)'`, `'ts'`,
 /// `'"Quoted col"'`): tokenized on its own, with locations moved onto the literal so errors
 /// point inside it (exactly, unless the literal contains escaped quotes).
-fn trino_partition_term(cx: &Stmt, text: &str, literal: Span) -> PResult<PartitionTerm> {
+pub(crate) fn trino_partition_term(cx: &Stmt, text: &str, literal: Span) -> PResult<PartitionTerm> {
     let invalid = || {
         DdlError::new(
             DdlErrorKind::Invalid,

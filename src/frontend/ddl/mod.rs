@@ -21,9 +21,13 @@ mod dialect;
 mod error;
 mod lines;
 mod literal;
+mod session;
 mod statement;
+mod table_actions;
 mod types;
 
+#[cfg(test)]
+mod table_action_tests;
 #[cfg(test)]
 mod tests;
 
@@ -54,6 +58,7 @@ pub fn parse_sql_recovering(source: &Source, dialect: Dialect) -> (Vec<Statement
     let lines = LineIndex::new(text);
     let (tokens, mut errors) = tokenize(text, &lines, dialect);
     let mut statements = Vec::new();
+    let mut namespace: Option<String> = None;
     for group in split_statements(tokens) {
         let Some((start, end)) = statement_bounds(&group, &lines) else {
             // Only whitespace and comments: an empty statement.
@@ -67,9 +72,12 @@ pub fn parse_sql_recovering(source: &Source, dialect: Dialect) -> (Vec<Statement
             cur: Cursor::new(group, dialect, &lines, start, end),
             source,
             span: Span::from_range(start, end),
+            namespace: namespace.as_deref(),
         };
         match statement::statement(&mut cx) {
-            Ok(statement) => statements.push(statement),
+            Ok(statement::Parsed::Statement(statement)) => statements.push(statement),
+            Ok(statement::Parsed::Use(used)) => namespace = Some(used),
+            Ok(statement::Parsed::Session) => {}
             Err(error) => errors.push(error),
         }
     }

@@ -11,13 +11,23 @@ use crate::frontend::ddl::cursor::{Cursor, PResult, PathSpan};
 use crate::frontend::ddl::dialect::Dialect;
 use crate::frontend::ddl::error::{DdlError, DdlErrorKind};
 use crate::frontend::ddl::types::{ParsedType, parse_type};
-use crate::frontend::ddl::{alter, create};
+use crate::frontend::ddl::{alter, create, session};
 
 /// The statement being parsed: its tokens, its file and its span (first to last token).
 pub(crate) struct Stmt<'a> {
     pub cur: Cursor<'a>,
     pub source: &'a Source,
     pub span: Span,
+    /// The namespace of the last `USE`, which qualifies a table named by one part.
+    pub namespace: Option<&'a str>,
+}
+
+/// What one statement is: a statement about a table, the namespace of a `USE`, or a session
+/// statement with no table.
+pub(crate) enum Parsed {
+    Statement(Statement),
+    Use(String),
+    Session,
 }
 
 impl Stmt<'_> {
@@ -50,8 +60,12 @@ impl Stmt<'_> {
     pub(crate) fn table(&mut self) -> PResult<Table> {
         let start = self.cur.next_start();
         let parts = self.cur.object_name("a table name")?;
+        let name = match self.namespace {
+            Some(namespace) if parts.len() == 1 => format!("{namespace}.{}", join_written(&parts)),
+            _ => join_written(&parts),
+        };
         Ok(Table {
-            name: join_written(&parts),
+            name,
             span: self.cur.since(start),
         })
     }
@@ -64,8 +78,9 @@ impl Stmt<'_> {
             format!("fieldgate does not model {what}"),
         )
         .with_help(
-            "fieldgate checks CREATE TABLE and the column changes of ALTER TABLE, and reports \
-             any other statement rather than skip it",
+            "fieldgate checks CREATE TABLE, ALTER TABLE (columns, partition fields, table \
+             properties, branches and tags), USE, SET and Iceberg's maintenance procedures, and \
+             reports any other statement rather than skip it",
         )
     }
 }
@@ -84,8 +99,14 @@ pub(crate) fn join_written(parts: &[crate::frontend::ddl::cursor::NamePart]) -> 
 }
 
 /// Parses one statement (the tokens between two `;`), which must be consumed entirely.
-pub(crate) fn statement(cx: &mut Stmt) -> PResult<Statement> {
+pub(crate) fn statement(cx: &mut Stmt) -> PResult<Parsed> {
     let dialect = cx.dialect();
+    if let Some(parsed) = session::session_statement(cx)? {
+        if !cx.cur.at_end() {
+            return Err(cx.cur.expected("the end of the statement"));
+        }
+        return Ok(parsed);
+    }
     let parsed = if cx.cur.at_words(&["alter", "table"]) {
         alter::alter_table(cx)?
     } else if cx.cur.at_words(&["create", "table"])
@@ -100,7 +121,7 @@ pub(crate) fn statement(cx: &mut Stmt) -> PResult<Statement> {
     if !cx.cur.at_end() {
         return Err(cx.cur.expected("the end of the statement"));
     }
-    Ok(parsed)
+    Ok(Parsed::Statement(parsed))
 }
 
 /// Words that end a statement's name: `DROP TABLE t`, not `DROP TABLE IF EXISTS`.

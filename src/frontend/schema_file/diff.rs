@@ -28,7 +28,7 @@ use crate::change::{
     Change, ChangeKind, FieldPath, NewField, Origin, Position, Source, Span, Statement,
     StatementKind,
 };
-use crate::evolve::{Problem, ProblemKind};
+use crate::change::{Problem, ProblemKind};
 use crate::frontend::longest_increasing;
 use crate::iceberg::metadata::TableMetadata;
 use crate::iceberg::schema::{Field, FieldInfo, MemberKind};
@@ -1182,6 +1182,7 @@ dropped:
                         "drop identifiers {:?}",
                         paths.iter().map(FieldPath::dotted).collect::<Vec<_>>()
                     ),
+                    other => format!("{other:?}"),
                 };
                 format!("{what} @{focus}")
             })

@@ -78,9 +78,9 @@ mod tests {
     use std::sync::Arc;
 
     use crate::change::{SourceFile, StatementKind};
+    use crate::evolve::new_table::new_table;
     use crate::frontend::ddl::{Dialect, parse_sql};
     use crate::frontend::schema_file::SchemaFile;
-    use crate::iceberg::new_table::new_table;
 
     #[test]
     fn a_new_table_is_numbered_as_create_table_numbers_it() {

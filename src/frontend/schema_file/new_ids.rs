@@ -11,7 +11,8 @@
 use std::collections::HashMap;
 
 use crate::change::{Change, Origin};
-use crate::evolve::{Problem, ProblemKind, evolve};
+use crate::change::{Problem, ProblemKind};
+use crate::evolve::evolve;
 use crate::iceberg::metadata::TableMetadata;
 use crate::iceberg::schema::FieldInfo;
 use crate::iceberg::types::FieldId;

@@ -126,6 +126,7 @@ impl SchemaFile {
                 fields: partition_fields,
             }],
             default_spec_id: 0,
+            last_partition_id: None,
             default_sort_order_id: sort_orders.last().map_or(0, |o| o.order_id),
             sort_orders,
             properties: Vec::new(),

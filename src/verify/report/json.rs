@@ -1,4 +1,4 @@
-//! The `verify` JSON document of CLI.md (`"version": 1`). Rows are spilled to an anonymous
+//! The `verify` JSON document (`"version": 1`). Rows are spilled to an anonymous
 //! temporary file as they are read and copied into the document at the end, so the keys keep the
 //! contract's order (`passed` first, `rows` last) and memory stays bounded.
 

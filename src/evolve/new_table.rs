@@ -84,6 +84,7 @@ pub fn new_table(
             fields: partition_fields,
         }],
         default_spec_id: 0,
+        last_partition_id: None,
         sort_orders: vec![SortOrder {
             order_id: 0,
             fields: Vec::new(),

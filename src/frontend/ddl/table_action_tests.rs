@@ -1,0 +1,238 @@
+//! The statements beside column changes: partition fields, properties, branches and tags, and
+//! the session statements (`USE`, `SET`, `CALL`).
+
+use std::sync::Arc;
+
+use super::*;
+use crate::change::{ChangeKind, PartitionTerm, SortTerm, SourceFile, StatementKind};
+
+fn source(text: &str) -> Source {
+    Arc::new(SourceFile {
+        name: "migration.sql".into(),
+        text: text.into(),
+    })
+}
+
+fn kinds(text: &str, dialect: Dialect) -> Vec<(String, ChangeKind)> {
+    match parse_sql(source(text), dialect) {
+        Ok(statements) => statements
+            .into_iter()
+            .flat_map(|s| match s.kind {
+                StatementKind::Alter(changes) => changes
+                    .into_iter()
+                    .map(|c| (s.table.clone(), c.kind))
+                    .collect::<Vec<_>>(),
+                StatementKind::CreateTable(_) => panic!("not an ALTER: {text}"),
+            })
+            .collect(),
+        Err(errors) => panic!("{text}\n{:#?}", errors.errors),
+    }
+}
+
+fn error(text: &str, dialect: Dialect) -> String {
+    match parse_sql(source(text), dialect) {
+        Ok(statements) => panic!("{text} parsed: {statements:#?}"),
+        Err(errors) => errors
+            .errors
+            .iter()
+            .map(|e| e.message.clone())
+            .collect::<Vec<_>>()
+            .join("; "),
+    }
+}
+
+fn term(transform: &str, column: &str) -> PartitionTerm {
+    PartitionTerm {
+        transform: transform.into(),
+        column: column.into(),
+    }
+}
+
+#[test]
+fn partition_fields_take_every_spark_transform() {
+    let sql = "ALTER TABLE db.t ADD PARTITION FIELD bucket(16, id);
+        ALTER TABLE db.t ADD PARTITION FIELD truncate(4, name) AS short;
+        ALTER TABLE db.t ADD PARTITION FIELD years(ts);
+        ALTER TABLE db.t ADD PARTITION FIELD hours(ts);
+        ALTER TABLE db.t ADD PARTITION FIELD region;
+        ALTER TABLE db.t DROP PARTITION FIELD ts_day;
+        ALTER TABLE db.t DROP PARTITION FIELD days(ts);
+        ALTER TABLE db.t REPLACE PARTITION FIELD months(ts) WITH days(ts) AS day";
+    let got: Vec<ChangeKind> = kinds(sql, Dialect::Spark)
+        .into_iter()
+        .map(|(_, k)| k)
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ChangeKind::AddPartitionField {
+                term: term("bucket[16]", "id"),
+                name: None
+            },
+            ChangeKind::AddPartitionField {
+                term: term("truncate[4]", "name"),
+                name: Some("short".into())
+            },
+            ChangeKind::AddPartitionField {
+                term: term("year", "ts"),
+                name: None
+            },
+            ChangeKind::AddPartitionField {
+                term: term("hour", "ts"),
+                name: None
+            },
+            ChangeKind::AddPartitionField {
+                term: term("identity", "region"),
+                name: None
+            },
+            ChangeKind::DropPartitionField {
+                term: term("identity", "ts_day")
+            },
+            ChangeKind::DropPartitionField {
+                term: term("day", "ts")
+            },
+            ChangeKind::ReplacePartitionField {
+                from: term("month", "ts"),
+                to: term("day", "ts"),
+                name: Some("day".into())
+            },
+        ]
+    );
+}
+
+#[test]
+fn trino_partitioning_and_properties() {
+    let got = kinds(
+        "ALTER TABLE t SET PROPERTIES partitioning = ARRAY['day(ts)', 'bucket(id, 8)'], format_version = 2",
+        Dialect::Trino,
+    );
+    assert_eq!(
+        got.into_iter().map(|(_, k)| k).collect::<Vec<_>>(),
+        vec![
+            ChangeKind::SetPartitioning {
+                terms: vec![term("day", "ts"), term("bucket[8]", "id")]
+            },
+            ChangeKind::SetProperties {
+                properties: vec![("format-version".into(), "2".into())]
+            },
+        ]
+    );
+    assert!(
+        error(
+            "ALTER TABLE t SET PROPERTIES sorted_by = ARRAY['id']",
+            Dialect::Trino
+        )
+        .contains("Trino table property `sorted_by`")
+    );
+}
+
+#[test]
+fn tblproperties_set_and_unset() {
+    let got = kinds(
+        "ALTER TABLE t SET TBLPROPERTIES ('read.split.target-size' = '1', comment = 'x');
+         ALTER TABLE t UNSET TBLPROPERTIES IF EXISTS ('a', b.c)",
+        Dialect::Spark,
+    );
+    assert_eq!(
+        got.into_iter().map(|(_, k)| k).collect::<Vec<_>>(),
+        vec![
+            ChangeKind::SetProperties {
+                properties: vec![
+                    ("read.split.target-size".into(), "1".into()),
+                    ("comment".into(), "x".into())
+                ]
+            },
+            ChangeKind::UnsetProperties {
+                keys: vec!["a".into(), "b.c".into()],
+                if_exists: true
+            },
+        ]
+    );
+}
+
+#[test]
+fn use_qualifies_later_tables_and_session_statements_are_no_ops() {
+    let got = kinds(
+        "USE lake_prod; SET spark.sql.ansi.enabled = true;
+         ALTER TABLE dim_users CREATE BRANCH IF NOT EXISTS audit RETAIN 7 DAYS;
+         ALTER TABLE other.t DROP TAG v1;
+         CALL spark_catalog.system.expire_snapshots(table => 'lake_prod.dim_users', retain_last => 5);
+         CALL system.remove_orphan_files('lake_prod.dim_users');
+         CALL system.rewrite_manifests(table => 'x'); RESET",
+        Dialect::Spark,
+    );
+    let tables: Vec<&str> = got.iter().map(|(t, _)| t.as_str()).collect();
+    assert_eq!(
+        tables,
+        vec![
+            "lake_prod.dim_users",
+            "other.t",
+            "lake_prod.dim_users",
+            "lake_prod.dim_users",
+            "x"
+        ]
+    );
+    let ChangeKind::NoSchemaEffect { statement } = &got[0].1 else {
+        panic!("{got:?}")
+    };
+    assert_eq!(statement, "CREATE BRANCH audit");
+}
+
+#[test]
+fn procedures_that_rewrite_or_are_unknown_are_refused_by_name() {
+    let message = error(
+        "CALL system.rewrite_data_files(table => 'db.t')",
+        Dialect::Spark,
+    );
+    assert!(
+        message.contains("`CALL system.rewrite_data_files`: it rewrites the table's data files"),
+        "{message}"
+    );
+    let message = error("CALL system.frobnicate('db.t')", Dialect::Spark);
+    assert!(
+        message.contains("does not model the procedure `system.frobnicate`"),
+        "{message}"
+    );
+    assert!(error("CALL system.expire_snapshots(", Dialect::Spark).contains("expected"));
+}
+
+#[test]
+fn write_orders_set_the_sort_order_and_the_distribution() {
+    let got: Vec<ChangeKind> = kinds(
+        "ALTER TABLE t WRITE ORDERED BY id DESC, bucket(4, name) NULLS LAST;
+         ALTER TABLE t WRITE LOCALLY ORDERED BY (id ASC NULLS LAST);
+         ALTER TABLE t WRITE DISTRIBUTED BY PARTITION;
+         ALTER TABLE t WRITE DISTRIBUTED BY PARTITION LOCALLY ORDERED BY days(ts);
+         ALTER TABLE t WRITE UNORDERED",
+        Dialect::Spark,
+    )
+    .into_iter()
+    .map(|(_, k)| k)
+    .collect();
+    let sort = |transform: &str, column: &str, descending: bool, nulls_first: bool| SortTerm {
+        term: term(transform, column),
+        descending,
+        nulls_first,
+    };
+    let order = |order: Vec<SortTerm>, distribution: &str| ChangeKind::SetWriteOrder {
+        order,
+        distribution: distribution.into(),
+    };
+    assert_eq!(
+        got,
+        vec![
+            order(
+                vec![
+                    sort("identity", "id", true, false),
+                    sort("bucket[4]", "name", false, false)
+                ],
+                "range"
+            ),
+            order(vec![sort("identity", "id", false, false)], "none"),
+            order(vec![], "hash"),
+            order(vec![sort("day", "ts", false, true)], "hash"),
+            order(vec![], "none"),
+        ]
+    );
+    assert!(error("ALTER TABLE t WRITE SORTED BY id", Dialect::Spark).contains("`ORDERED BY`"));
+}
