@@ -31,36 +31,8 @@ pub fn schema_update(
 ) -> Result<Option<Value>, String> {
     let (live_typed, live_members) = live;
     let (pinned_typed, pinned_members) = pinned;
+    only_schema_changes(live, pinned)?;
     let known = live_typed.schemas.len();
-    if !pinned_typed.schemas.starts_with(&live_typed.schemas) {
-        return Err(format!(
-            "its schemas do not start with the live table's {known}: the table changed since it was pulled (pull, re-apply the migrations, re-review)"
-        ));
-    }
-    for (key, value) in pinned_members
-        .iter()
-        .filter(|(k, _)| !SCHEMA_MEMBERS.contains(&k.as_str()))
-    {
-        if live_members.get(key) != Some(value) {
-            return Err(format!(
-                "its `{key}` is not the live table's: push commits schema changes only"
-            ));
-        }
-    }
-    let other_properties = |m: &Map<String, Value>| -> Map<String, Value> {
-        m.get("properties")
-            .and_then(Value::as_object)
-            .map(|p| {
-                p.iter()
-                    .filter(|(k, _)| *k != NAME_MAPPING_PROPERTY)
-                    .map(|(k, v)| (k.clone(), v.clone()))
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
-    if other_properties(pinned_members) != other_properties(live_members) {
-        return Err("its properties other than the name mapping are not the live table's: push commits schema changes only".into());
-    }
     let new_schemas: Vec<&Value> = pinned_members
         .get("schemas")
         .and_then(Value::as_array)
@@ -108,6 +80,47 @@ pub fn schema_update(
         ],
         "updates": updates,
     })))
+}
+
+/// The pinned metadata differs from the live table's only in its schemas, the current schema and
+/// the name mapping, and keeps every live schema: what a push may commit.
+fn only_schema_changes(
+    live: (&TableMetadata, &Map<String, Value>),
+    pinned: (&TableMetadata, &Map<String, Value>),
+) -> Result<(), String> {
+    let (live_typed, live_members) = live;
+    let (pinned_typed, pinned_members) = pinned;
+    let known = live_typed.schemas.len();
+    if !pinned_typed.schemas.starts_with(&live_typed.schemas) {
+        return Err(format!(
+            "its schemas do not start with the live table's {known}: the table changed since it was pulled (pull, re-apply the migrations, re-review)"
+        ));
+    }
+    for (key, value) in pinned_members
+        .iter()
+        .filter(|(k, _)| !SCHEMA_MEMBERS.contains(&k.as_str()))
+    {
+        if live_members.get(key) != Some(value) {
+            return Err(format!(
+                "its `{key}` is not the live table's: push commits schema changes only"
+            ));
+        }
+    }
+    let other_properties = |m: &Map<String, Value>| -> Map<String, Value> {
+        m.get("properties")
+            .and_then(Value::as_object)
+            .map(|p| {
+                p.iter()
+                    .filter(|(k, _)| *k != NAME_MAPPING_PROPERTY)
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    if other_properties(pinned_members) != other_properties(live_members) {
+        return Err("its properties other than the name mapping are not the live table's: push commits schema changes only".into());
+    }
+    Ok(())
 }
 
 #[cfg(test)]

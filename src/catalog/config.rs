@@ -5,6 +5,7 @@
 //! file, which a pull request can read.
 
 use crate::change::Span;
+use crate::repo::config::{Config, ConfigError, TableConfig};
 use crate::suggest::closest;
 use crate::yaml::{self, YamlNode};
 
@@ -128,54 +129,10 @@ fn catalog(
     let mut properties = Vec::new();
     let mut kind = None;
     for setting in settings {
+        let Some((text, value)) = property(name, setting, errors) else {
+            continue;
+        };
         let key = setting.key.as_str();
-        if !KEYS.contains(&key) && !FAMILIES.iter().any(|f| key.starts_with(f)) {
-            let help = closest(key, KEYS.iter().copied()).map(|s| format!("did you mean `{s}`?"));
-            errors.push(error(
-                setting.key_span,
-                format!("unknown catalog property `{key}`"),
-                help.or_else(|| {
-                    Some(format!(
-                        "known: {}, and header.*, s3.*, gcs.*, adls.*",
-                        KEYS.join(", ")
-                    ))
-                }),
-            ));
-            continue;
-        }
-        let Some(text) = scalar_text(&setting.value) else {
-            errors.push(error(
-                setting.value.span,
-                format!(
-                    "`{key}` must be a single value, found {}",
-                    setting.value.kind_name()
-                ),
-                None,
-            ));
-            continue;
-        };
-        let value = match Template::parse(&text) {
-            Ok(value) => value,
-            Err(message) => {
-                errors.push(error(
-                    setting.value.span,
-                    format!("`{key}`: {message}"),
-                    None,
-                ));
-                continue;
-            }
-        };
-        if is_secret(key) && !value.is_references_only() {
-            errors.push(error(
-                setting.value.span,
-                format!("`{key}` of catalog `{name}` is a secret written in the file"),
-                Some(format!(
-                    "a pull request can read this file: give the secret from the environment, e.g. `{key}: ${{{}}}`",
-                    env_name(name, key)
-                )),
-            ));
-            continue;
-        }
         if key == "type" {
             kind = Some((text, setting.value.span));
             continue;
@@ -186,6 +143,80 @@ fn catalog(
             span: to_span(setting.value.span),
         });
     }
+    required(name, name_span, kind, &properties, errors);
+    CatalogConfig {
+        name: name.to_string(),
+        name_span: to_span(name_span),
+        properties,
+    }
+}
+
+/// One property of catalog `name`, its text and its value, if it is a known key with a single
+/// value that holds no secret written in the file.
+fn property(
+    name: &str,
+    setting: &yaml::YamlEntry,
+    errors: &mut Vec<CatalogConfigError>,
+) -> Option<(String, Template)> {
+    let key = setting.key.as_str();
+    if !KEYS.contains(&key) && !FAMILIES.iter().any(|f| key.starts_with(f)) {
+        let help = closest(key, KEYS.iter().copied()).map(|s| format!("did you mean `{s}`?"));
+        errors.push(error(
+            setting.key_span,
+            format!("unknown catalog property `{key}`"),
+            help.or_else(|| {
+                Some(format!(
+                    "known: {}, and header.*, s3.*, gcs.*, adls.*",
+                    KEYS.join(", ")
+                ))
+            }),
+        ));
+        return None;
+    }
+    let Some(text) = scalar_text(&setting.value) else {
+        errors.push(error(
+            setting.value.span,
+            format!(
+                "`{key}` must be a single value, found {}",
+                setting.value.kind_name()
+            ),
+            None,
+        ));
+        return None;
+    };
+    let value = match Template::parse(&text) {
+        Ok(value) => value,
+        Err(message) => {
+            errors.push(error(
+                setting.value.span,
+                format!("`{key}`: {message}"),
+                None,
+            ));
+            return None;
+        }
+    };
+    if is_secret(key) && !value.is_references_only() {
+        errors.push(error(
+            setting.value.span,
+            format!("`{key}` of catalog `{name}` is a secret written in the file"),
+            Some(format!(
+                "a pull request can read this file: give the secret from the environment, e.g. `{key}: ${{{}}}`",
+                env_name(name, key)
+            )),
+        ));
+        return None;
+    }
+    Some((text, value))
+}
+
+/// The `type` (only `rest`) and the `uri` every catalog must have.
+fn required(
+    name: &str,
+    name_span: yaml::Span,
+    kind: Option<(String, yaml::Span)>,
+    properties: &[Property],
+    errors: &mut Vec<CatalogConfigError>,
+) {
     match kind {
         Some((kind, _)) if kind == "rest" => {}
         Some((kind, span)) => errors.push(error(
@@ -208,11 +239,6 @@ fn catalog(
                     .into(),
             ),
         ));
-    }
-    CatalogConfig {
-        name: name.to_string(),
-        name_span: to_span(name_span),
-        properties,
     }
 }
 
@@ -306,6 +332,64 @@ impl Template {
         }
         Ok(out)
     }
+}
+
+/// Reads `catalogs:` of `fieldgate.yaml`, its problems as the configuration's errors.
+pub fn config_catalogs(node: &YamlNode, errors: &mut Vec<ConfigError>) -> Vec<CatalogConfig> {
+    let mut found = Vec::new();
+    let read = catalogs(node, &mut found);
+    errors.extend(found.into_iter().map(ConfigError::from));
+    read
+}
+
+impl From<CatalogConfigError> for ConfigError {
+    fn from(e: CatalogConfigError) -> ConfigError {
+        ConfigError {
+            span: e.span,
+            message: e.message,
+            help: e.help,
+        }
+    }
+}
+
+impl TableConfig {
+    /// The table's `namespace.name` in its catalog.
+    pub fn catalog_identifier(&self) -> &str {
+        self.identifier.as_ref().map_or(&self.name, |(id, _)| id)
+    }
+}
+
+/// A table's `catalog:` or `identifier:`: a non-empty string setting with its place.
+pub fn named(node: &YamlNode, key: &str, errors: &mut Vec<ConfigError>) -> Option<(String, Span)> {
+    match node.as_str().filter(|s| !s.trim().is_empty()) {
+        Some(text) => Some((text.to_string(), to_span(node.span))),
+        None => {
+            errors.push(ConfigError {
+                span: to_span(node.span),
+                message: format!("`{key}` must be a name, found {}", node.kind_name()),
+                help: None,
+            });
+            None
+        }
+    }
+}
+
+/// A table's `catalog:` that names no catalog of `catalogs:`.
+pub fn unknown_catalogs(config: &Config) -> Vec<ConfigError> {
+    let known: Vec<&str> = config.catalogs.iter().map(|c| c.name.as_str()).collect();
+    config
+        .tables
+        .iter()
+        .filter_map(|t| t.catalog.as_ref())
+        .filter(|(name, _)| !known.contains(&name.as_str()))
+        .map(|(name, span)| ConfigError {
+            span: *span,
+            message: format!("there is no catalog `{name}` in `catalogs`"),
+            help: closest(name, known.iter().copied())
+                .map(|s| format!("did you mean `{s}`?"))
+                .or_else(|| Some("define it under `catalogs:` (type, uri, credentials)".into())),
+        })
+        .collect()
 }
 
 fn to_span(span: yaml::Span) -> Span {

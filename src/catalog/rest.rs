@@ -10,7 +10,7 @@ use percent_encoding::{AsciiSet, CONTROLS, utf8_percent_encode};
 use serde_json::Value;
 
 use crate::catalog::auth::{Auth, token_from_reply};
-use crate::catalog::http::{Http, Method, Reply, Request};
+use crate::catalog::http::{Http, Method, Reply, Request, TransportError};
 use crate::catalog::redact::Redactor;
 
 /// The characters a path segment keeps as they are (RFC 3986 unreserved); everything else,
@@ -245,27 +245,10 @@ impl<H: Http> RestClient<H> {
                 headers,
                 body: body.clone(),
             };
-            let reply = self.http.send(&request).map_err(|e| {
-                let unknown = method == Method::Post && e.sent;
-                CatalogError {
-                    kind: if unknown {
-                        ErrorKind::CommitUnknown
-                    } else {
-                        ErrorKind::Other
-                    },
-                    message: self.redactor.clean(&format!(
-                        "catalog `{}` at {} could not be reached: {}{}",
-                        self.name,
-                        self.uri,
-                        e.message,
-                        if unknown {
-                            "; the commit may or may not have happened"
-                        } else {
-                            ""
-                        }
-                    )),
-                }
-            })?;
+            let reply = self
+                .http
+                .send(&request)
+                .map_err(|e| self.unreachable(method, &e))?;
             if reply.status == 401 && !renewed && matches!(self.auth, Auth::ClientCredentials(_)) {
                 renewed = true;
                 self.token(true)?;
@@ -282,6 +265,29 @@ impl<H: Http> RestClient<H> {
                 continue;
             }
             return Ok(reply);
+        }
+    }
+
+    /// The error of a request that got no reply; a commit's may have happened all the same.
+    fn unreachable(&self, method: Method, e: &TransportError) -> CatalogError {
+        let unknown = method == Method::Post && e.sent;
+        CatalogError {
+            kind: if unknown {
+                ErrorKind::CommitUnknown
+            } else {
+                ErrorKind::Other
+            },
+            message: self.redactor.clean(&format!(
+                "catalog `{}` at {} could not be reached: {}{}",
+                self.name,
+                self.uri,
+                e.message,
+                if unknown {
+                    "; the commit may or may not have happened"
+                } else {
+                    ""
+                }
+            )),
         }
     }
 

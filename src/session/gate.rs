@@ -128,15 +128,7 @@ pub fn gate(args: &CheckArgs, fail_on: Severity) -> Result<Gated, Failure> {
             dialect,
         };
         if let Some((mut judgement, settings)) = at.judge(items, now)? {
-            if args.live
-                && table.catalog.is_some()
-                && let Some(severity) = settings.severity("live-drift")
-            {
-                let base = judgement.base.as_ref().map(|b| &b.source);
-                let trusted = policy.base_config();
-                let finding = drift_finding(&mut catalogs, trusted, table, base, severity)?;
-                judgement.findings.extend(finding);
-            }
+            at.live_drift(args.live, &mut catalogs, &settings, &mut judgement)?;
             locate_related(&mut judgement);
             verification::run(&mut judgement, &settings, fail_on, |_| {
                 let sample = table.sample.as_ref();
@@ -205,6 +197,28 @@ struct TableAt<'a> {
 }
 
 impl TableAt<'_> {
+    /// Under `check --live`, a table with a `catalog:` gets the `live-drift` finding, if any,
+    /// unless its settings turn the rule off.
+    fn live_drift(
+        &self,
+        live: bool,
+        catalogs: &mut Catalogs,
+        settings: &Settings,
+        judgement: &mut Judgement,
+    ) -> Result<(), Failure> {
+        if !live || self.table.catalog.is_none() {
+            return Ok(());
+        }
+        let Some(severity) = settings.severity("live-drift") else {
+            return Ok(());
+        };
+        let base = judgement.base.as_ref().map(|b| &b.source);
+        let trusted = self.policy.base_config();
+        let finding = drift_finding(catalogs, trusted, self.table, base, severity)?;
+        judgement.findings.extend(finding);
+        Ok(())
+    }
+
     /// Judges the table's proposals, in order, against its base metadata, with its file history,
     /// and compares the committed metadata with the result. `None`: a table new in this change
     /// with no proposal, so there is nothing to judge.
