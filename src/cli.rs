@@ -26,6 +26,12 @@ pub enum Command {
     /// The CI gate: judge what a branch changes since its base, for every table of fieldgate.yaml
     /// it touches, and require the committed metadata to match.
     Check(CheckArgs),
+    /// Read the tables that live in a catalog and rewrite their pinned copies (`metadata:`)
+    /// where the live table changed; `--check` writes nothing and fails on any difference.
+    Pull(PullArgs),
+    /// Commit the approved change of each catalog table: the new schemas of its pinned copy,
+    /// judged live -> pinned with every rule, sent as one CommitTableRequest.
+    Push(PushArgs),
     /// Write a commented fieldgate.yaml for the repository at hand, with the tables found in it.
     Init(InitArgs),
     /// Read sample Parquet files as a field-id reader reads them under the table's schema, and
@@ -43,6 +49,53 @@ pub enum Command {
     /// Run the language server on stdio for an editor (LSP 3.17): live findings in open
     /// migrations, schema files and fieldgate.yaml, hovers on rule names, quick fixes.
     Lsp,
+}
+
+#[derive(Debug, Args)]
+pub struct PullArgs {
+    /// The tables to pull, as fieldgate.yaml names them [default: every table with a
+    /// `catalog:`].
+    #[arg(value_name = "TABLE")]
+    pub tables: Vec<String>,
+
+    /// Write nothing: exit 1 naming what differs for each table whose pinned copy is not the
+    /// live table, exit 0 when every one is in sync.
+    #[arg(long)]
+    pub check: bool,
+
+    /// The repository configuration [default: ./fieldgate.yaml].
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = PullFormat::Human)]
+    pub format: PullFormat,
+}
+
+#[derive(Debug, Args)]
+pub struct PushArgs {
+    /// The tables to push, as fieldgate.yaml names them [default: every table with a
+    /// `catalog:`].
+    #[arg(value_name = "TABLE")]
+    pub tables: Vec<String>,
+
+    /// Judge and print the exact CommitTableRequest JSON; send nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// The repository configuration [default: ./fieldgate.yaml].
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = PullFormat::Human)]
+    pub format: PullFormat,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PullFormat {
+    Human,
+    Json,
 }
 
 #[derive(Debug, Args)]
@@ -216,6 +269,12 @@ pub struct CheckArgs {
     /// dialect and samples come from the change either way.
     #[arg(long, value_enum, default_value_t = PolicyArg::Base)]
     pub policy: PolicyArg,
+
+    /// Also require each touched table that lives in a catalog (`catalog:` in fieldgate.yaml)
+    /// to have a pinned copy at the base equal to the live table (one LoadTable per touched
+    /// table; a difference is a `live-drift` finding). Needs the catalog's credentials.
+    #[arg(long)]
+    pub live: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -5,7 +5,9 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use fieldgate::cli::{Cli, Command};
-use fieldgate::commands::{apply, catalogue, check, completions, init, lint, lsp, man, verify};
+use fieldgate::commands::{
+    apply, catalogue, check, completions, init, lint, lsp, man, pull, push, verify,
+};
 use fieldgate::failure::Failure;
 use fieldgate::report::human::handler_with;
 
@@ -58,6 +60,8 @@ fn run(command: &Command, stdout: &mut dyn Write) -> Result<bool, Failure> {
         Command::Apply(args) => apply::run(args, stdout),
         Command::Check(args) => check::run(args, stdout),
         Command::Init(args) => init::run(args, stdout),
+        Command::Pull(args) => pull::run(args, stdout),
+        Command::Push(args) => push::run(args, stdout),
         Command::Rules(args) => catalogue::list(args, stdout),
         Command::Explain(args) => catalogue::explain(args, stdout),
         Command::Verify(args) => verify::run(args, stdout),

@@ -9,4 +9,6 @@ pub mod init;
 pub mod lint;
 pub mod lsp;
 pub mod man;
+pub mod pull;
+pub mod push;
 pub mod verify;

@@ -9,6 +9,7 @@ pub mod metadata_log;
 pub mod name_mapping;
 pub mod names;
 pub mod partition;
+pub mod pinned;
 pub mod schema;
 pub mod sort;
 pub mod table_patch;

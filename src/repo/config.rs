@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
 
+use crate::catalog::config::{CatalogConfig, config_catalogs, named, unknown_catalogs};
 use crate::change::{Source, Span};
 use crate::finding::Severity;
 use crate::frontend::ddl::Dialect;
@@ -15,6 +16,10 @@ use crate::rules::catalogue::parse_severity;
 use crate::rules::{Compatibility, Mapping, registry};
 use crate::suggest::closest;
 use crate::yaml::{self, YamlNode};
+
+mod sample;
+
+pub use sample::{Sample, SampleKind};
 
 pub const CONFIG_FILE: &str = "fieldgate.yaml";
 
@@ -30,6 +35,8 @@ pub struct Config {
     /// Where `compatibility` is set.
     pub compatibility_span: Option<Span>,
     pub rules: Vec<RuleSetting>,
+    /// `catalogs:`, where tables with a `catalog:` live.
+    pub catalogs: Vec<CatalogConfig>,
 }
 
 #[derive(Debug, Clone)]
@@ -44,24 +51,12 @@ pub struct TableConfig {
     pub compatibility_span: Option<Span>,
     pub rules: Vec<RuleSetting>,
     pub sample: Option<Sample>,
+    /// `catalog:`, the name of one of `catalogs:`, with its place.
+    pub catalog: Option<(String, Span)>,
+    /// `identifier:`, the table's name in its catalog when it differs from the entry's key.
+    pub identifier: Option<(String, Span)>,
     /// The configuration file the entry is written in, where errors about it point.
     pub source: Source,
-}
-
-/// A table's `sample:`: the data files `apply` and `check` read under the new schema.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Sample {
-    pub kind: SampleKind,
-    /// The value's place in the file, where findings about the sample point.
-    pub span: Span,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SampleKind {
-    /// `sample: N`: up to N data files from the table's own manifests.
-    Count(usize),
-    /// `sample: [paths or globs]`, relative to fieldgate.yaml, each with its place.
-    Paths(Vec<(String, Span)>),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -121,6 +116,7 @@ impl Config {
             compatibility: None,
             compatibility_span: None,
             rules: Vec::new(),
+            catalogs: Vec::new(),
         };
         let Some(entries) = root.as_map() else {
             if !root.is_null() {
@@ -167,13 +163,22 @@ impl Config {
                     config.compatibility_span = Some(to_span(value.span));
                 }
                 "rules" => config.rules = rules(value, &mut errors),
+                "catalogs" => config.catalogs = config_catalogs(value, &mut errors),
                 other => errors.push(unknown_key(
                     entry.key_span,
                     other,
-                    &["tables", "proposals", "dialect", "compatibility", "rules"],
+                    &[
+                        "tables",
+                        "proposals",
+                        "dialect",
+                        "compatibility",
+                        "rules",
+                        "catalogs",
+                    ],
                 )),
             }
         }
+        errors.extend(unknown_catalogs(&config));
         if errors.is_empty() {
             Ok(config)
         } else {
@@ -517,55 +522,11 @@ fn tables(node: &YamlNode, source: &Source, errors: &mut Vec<ConfigError>) -> Ve
             });
             continue;
         }
-        let mut table = TableConfig {
-            name: entry.key.clone(),
-            name_span: to_span(entry.key_span),
-            metadata: None,
-            metadata_span: to_span(entry.key_span),
-            mapping: None,
-            mapping_span: None,
-            compatibility: None,
-            compatibility_span: None,
-            rules: Vec::new(),
-            sample: None,
-            source: source.clone(),
-        };
+        let mut table = unset_table(entry, source);
         match entry.value.as_map() {
             Some(settings) => {
                 for setting in settings {
-                    let value = &setting.value;
-                    match setting.key.as_str() {
-                        "metadata" => match value.as_str() {
-                            Some(path) => {
-                                table.metadata = Some(path.to_string());
-                                table.metadata_span = to_span(value.span);
-                            }
-                            None => {
-                                errors.push(error(value, "`metadata` must be a path".into(), None))
-                            }
-                        },
-                        "mapping" => {
-                            table.mapping_span = Some(to_span(value.span));
-                            table.mapping = enum_value(
-                                value,
-                                "mapping",
-                                &["field-id", "name", "position"],
-                                Mapping::parse,
-                                errors,
-                            )
-                        }
-                        "compatibility" => {
-                            table.compatibility = compatibility(value, errors);
-                            table.compatibility_span = Some(to_span(value.span));
-                        }
-                        "rules" => table.rules = rules(value, errors),
-                        "sample" => table.sample = sample(value, errors),
-                        other => errors.push(unknown_key(
-                            setting.key_span,
-                            other,
-                            &["metadata", "mapping", "compatibility", "rules", "sample"],
-                        )),
-                    }
+                    table_setting(&mut table, setting, errors);
                 }
             }
             None if entry.value.is_null() => {}
@@ -584,61 +545,72 @@ fn tables(node: &YamlNode, source: &Source, errors: &mut Vec<ConfigError>) -> Ve
     out
 }
 
-/// `sample: N` (at least 1) or a non-empty list of paths or globs.
-fn sample(node: &YamlNode, errors: &mut Vec<ConfigError>) -> Option<Sample> {
-    let help = || {
-        Some(
-            "for example `sample: 3` (data files from the table's manifests) or `sample: [data/events/*.parquet]`"
-                .to_string(),
-        )
-    };
-    let kind = if let Some(items) = node.as_seq() {
-        let mut paths = Vec::new();
-        for item in items {
-            match item.as_str().filter(|p| !p.trim().is_empty()) {
-                Some(path) => paths.push((path.to_string(), to_span(item.span))),
-                None => errors.push(error(
-                    item,
-                    format!(
-                        "`sample` lists paths of Parquet files, found {}",
-                        item.kind_name()
-                    ),
-                    help(),
-                )),
+/// The table named by an entry's key, before any of its settings is read.
+fn unset_table(entry: &yaml::YamlEntry, source: &Source) -> TableConfig {
+    TableConfig {
+        name: entry.key.clone(),
+        name_span: to_span(entry.key_span),
+        metadata: None,
+        metadata_span: to_span(entry.key_span),
+        mapping: None,
+        mapping_span: None,
+        compatibility: None,
+        compatibility_span: None,
+        rules: Vec::new(),
+        sample: None,
+        catalog: None,
+        identifier: None,
+        source: source.clone(),
+    }
+}
+
+/// One setting of a table's entry in `tables:`.
+fn table_setting(
+    table: &mut TableConfig,
+    setting: &yaml::YamlEntry,
+    errors: &mut Vec<ConfigError>,
+) {
+    let value = &setting.value;
+    match setting.key.as_str() {
+        "metadata" => match value.as_str() {
+            Some(path) => {
+                table.metadata = Some(path.to_string());
+                table.metadata_span = to_span(value.span);
             }
+            None => errors.push(error(value, "`metadata` must be a path".into(), None)),
+        },
+        "mapping" => {
+            table.mapping_span = Some(to_span(value.span));
+            table.mapping = enum_value(
+                value,
+                "mapping",
+                &["field-id", "name", "position"],
+                Mapping::parse,
+                errors,
+            )
         }
-        if items.is_empty() {
-            errors.push(error(
-                node,
-                "`sample` lists no file".into(),
-                Some("list data files or globs, or leave `sample` out".into()),
-            ));
+        "compatibility" => {
+            table.compatibility = compatibility(value, errors);
+            table.compatibility_span = Some(to_span(value.span));
         }
-        SampleKind::Paths(paths)
-    } else {
-        match node.as_i64().map(usize::try_from) {
-            Some(Ok(n)) if n > 0 => SampleKind::Count(n),
-            _ => {
-                let found = match (node.as_i64(), node.as_str()) {
-                    (Some(n), _) => format!("`{n}`"),
-                    (_, Some(text)) => format!("`{text}`"),
-                    _ => node.kind_name().to_string(),
-                };
-                errors.push(error(
-                    node,
-                    format!(
-                        "`sample` must be a number of data files (at least 1) or a list of paths, found {found}"
-                    ),
-                    help(),
-                ));
-                return None;
-            }
-        }
-    };
-    Some(Sample {
-        kind,
-        span: to_span(node.span),
-    })
+        "rules" => table.rules = rules(value, errors),
+        "sample" => table.sample = sample::sample(value, errors),
+        "catalog" => table.catalog = named(value, "catalog", errors),
+        "identifier" => table.identifier = named(value, "identifier", errors),
+        other => errors.push(unknown_key(
+            setting.key_span,
+            other,
+            &[
+                "metadata",
+                "mapping",
+                "compatibility",
+                "rules",
+                "sample",
+                "catalog",
+                "identifier",
+            ],
+        )),
+    }
 }
 
 fn rules(node: &YamlNode, errors: &mut Vec<ConfigError>) -> Vec<RuleSetting> {

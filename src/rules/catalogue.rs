@@ -56,6 +56,7 @@ pub const FILES: &[(&str, &str)] = catalogue_files![
     "identifier-drop",
     "invalid-change",
     "legacy-type-change",
+    "live-drift",
     "metadata-drift",
     "missing-doc",
     "name-mapped-rename",

@@ -107,6 +107,7 @@ pub fn registry() -> &'static [&'static dyn Rule] {
         &identifier_drop::IdentifierDrop,
         &JudgedElsewhere("invalid-change"),
         &legacy_type_change::LegacyTypeChange,
+        &JudgedElsewhere("live-drift"),
         &JudgedElsewhere("metadata-drift"),
         &missing_doc::MissingDoc,
         &name_mapped_rename::NameMappedRename,

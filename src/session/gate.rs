@@ -32,6 +32,7 @@ use crate::session::drift::{self, Drift};
 use crate::session::input::{
     ReadProposal, describe, parse_metadata, parse_proposal, schema_file_failure,
 };
+use crate::session::live::{Catalogs, drift_finding};
 use crate::session::plan::policy::Policy;
 use crate::session::plan::repo_config::{config_failure, load_repo_config};
 use crate::session::plan::routing::{
@@ -111,6 +112,7 @@ pub fn gate(args: &CheckArgs, fail_on: Severity) -> Result<Gated, Failure> {
 
     let now = super::now_ms();
     let mut judged: Vec<(Judgement, Settings)> = Vec::new();
+    let mut catalogs = Catalogs::default();
     for ((table, path), items) in config.tables.iter().zip(&locations).zip(&routed) {
         let metadata_changed = changed.iter().any(|file| file.starts_with(path));
         if items.is_empty() && !metadata_changed {
@@ -129,6 +131,7 @@ pub fn gate(args: &CheckArgs, fail_on: Severity) -> Result<Gated, Failure> {
             dialect,
         };
         if let Some((mut judgement, settings)) = at.judge(items, now)? {
+            at.live_drift(args.live, &mut catalogs, &settings, &mut judgement)?;
             locate_related(&mut judgement);
             verification::run(&mut judgement, &settings, fail_on, |_| {
                 let sample = table.sample.as_ref();
@@ -197,6 +200,28 @@ struct TableAt<'a> {
 }
 
 impl TableAt<'_> {
+    /// Under `check --live`, a table with a `catalog:` gets the `live-drift` finding, if any,
+    /// unless its settings turn the rule off.
+    fn live_drift(
+        &self,
+        live: bool,
+        catalogs: &mut Catalogs,
+        settings: &Settings,
+        judgement: &mut Judgement,
+    ) -> Result<(), Failure> {
+        if !live || self.table.catalog.is_none() {
+            return Ok(());
+        }
+        let Some(severity) = settings.severity("live-drift") else {
+            return Ok(());
+        };
+        let base = judgement.base.as_ref().map(|b| &b.source);
+        let trusted = self.policy.base_config();
+        let finding = drift_finding(catalogs, trusted, self.table, base, severity)?;
+        judgement.findings.extend(finding);
+        Ok(())
+    }
+
     /// Judges the table's proposals, in order, against its base metadata, with its file history,
     /// and compares the committed metadata with the result. `None`: a table new in this change
     /// with no proposal, so there is nothing to judge.

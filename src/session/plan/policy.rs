@@ -84,6 +84,12 @@ impl Policy {
         }
     }
 
+    /// The base commit's configuration, whatever the mode: where `check --live` finds the
+    /// catalogs it may send credentials to.
+    pub fn base_config(&self) -> Option<&Config> {
+        self.base.as_ref()
+    }
+
     /// The settings `table` is judged with.
     pub fn settings_for(&self, head: &Config, table: &str) -> Settings {
         self.deciding(head).settings_for(table)

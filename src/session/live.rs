@@ -1,0 +1,204 @@
+//! The live side of a catalog table, shared by `pull` and `check --live`: one client per
+//! catalog (connected on first use), one LoadTable per table, the result read as the pinned
+//! copy it would be, and compared by meaning with a pinned copy at hand.
+
+use std::collections::HashMap;
+
+use serde_json::{Map, Value};
+
+use crate::catalog::connect::{connect, resolve};
+use crate::catalog::http::UreqHttp;
+use crate::catalog::rest::RestClient;
+use crate::change::{Origin, Source, SourceFile};
+use crate::failure::Failure;
+use crate::finding::{Finding, Severity};
+use crate::iceberg::metadata::TableMetadata;
+use crate::iceberg::pinned::{changes, pinned_copy, same_state};
+use crate::repo::config::{Config, TableConfig};
+use crate::session::input::parse_metadata;
+
+/// A table as a pinned copy: its text as `pull` writes it, the members, the typed view.
+pub struct Pinned {
+    pub text: String,
+    pub members: Map<String, Value>,
+    pub metadata: TableMetadata,
+}
+
+impl Pinned {
+    /// Reads a pinned copy (or any metadata file) as `pull` would have written it.
+    pub fn from_source(source: &Source) -> Result<Pinned, Failure> {
+        let metadata = parse_metadata(source)?;
+        let members = serde_json::from_str::<Value>(&source.text)
+            .ok()
+            .and_then(|v| v.as_object().cloned())
+            .unwrap_or_default();
+        let members = pinned_copy(&members);
+        Ok(Pinned {
+            text: render(&members),
+            members,
+            metadata,
+        })
+    }
+
+    /// What differs from `self` (the pinned copy) to `live`; empty when they are the same table.
+    pub fn changes_to(&self, live: &Pinned) -> Vec<String> {
+        if same_state(&self.members, &live.members) {
+            return Vec::new();
+        }
+        let found = changes(
+            (&self.metadata, &self.members),
+            (&live.metadata, &live.members),
+        );
+        if found.is_empty() {
+            return vec!["the metadata differs".into()];
+        }
+        found
+    }
+}
+
+fn render(members: &Map<String, Value>) -> String {
+    let mut text =
+        serde_json::to_string_pretty(&Value::Object(members.clone())).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// The catalogs of one run, each connected once.
+#[derive(Default)]
+pub struct Catalogs {
+    clients: HashMap<String, RestClient<UreqHttp>>,
+}
+
+impl Catalogs {
+    /// The client of `table`'s catalog, connected on first use.
+    pub fn client(
+        &mut self,
+        config: &Config,
+        table: &TableConfig,
+    ) -> Result<&RestClient<UreqHttp>, Failure> {
+        let name = table
+            .catalog
+            .as_ref()
+            .map(|(c, _)| c.clone())
+            .unwrap_or_default();
+        if !self.clients.contains_key(&name) {
+            let catalog = config
+                .catalogs
+                .iter()
+                .find(|c| c.name == name)
+                .ok_or_else(|| Failure::Message(format!("there is no catalog `{name}`")))?;
+            let env = |var: &str| std::env::var(var).ok();
+            let client = resolve(catalog, &env)
+                .and_then(connect)
+                .map_err(|e| e.message)?;
+            self.clients.insert(name.clone(), client);
+        }
+        Ok(&self.clients[&name])
+    }
+
+    /// The live table behind `table`'s `catalog:` entry, as a pinned copy.
+    pub fn load(&mut self, config: &Config, table: &TableConfig) -> Result<Pinned, Failure> {
+        let client = self.client(config, table)?;
+        let loaded = client
+            .load_table(&identifier(table))
+            .map_err(|e| e.message)?;
+        Pinned::from_live(table, &client.name, &loaded.metadata)
+    }
+}
+
+/// `table`'s identifier in its catalog, split at dots.
+pub fn identifier(table: &TableConfig) -> Vec<String> {
+    table
+        .catalog_identifier()
+        .split('.')
+        .map(str::to_string)
+        .collect()
+}
+
+impl Pinned {
+    /// The pinned copy of a table's metadata as its catalog sent it, read through the same
+    /// strict reader as every metadata file.
+    pub fn from_live(
+        table: &TableConfig,
+        catalog: &str,
+        metadata: &Value,
+    ) -> Result<Pinned, Failure> {
+        let members = pinned_copy(metadata.as_object().unwrap_or(&Map::new()));
+        let text = render(&members);
+        let source = Source::new(SourceFile {
+            name: format!("table `{}` as catalog `{catalog}` returned it", table.name),
+            text: text.clone(),
+        });
+        let metadata = parse_metadata(&source)?;
+        Ok(Pinned {
+            text,
+            members,
+            metadata,
+        })
+    }
+}
+
+/// `check --live`: a `live-drift` finding when the base's pinned copy of `table` (`base`, `None`
+/// when the base has none) is not the live table, located at the table's `catalog:` entry.
+/// The catalog is the one the base's configuration (`trusted`) defines: a pull request controls
+/// the change's `fieldgate.yaml`, and must not choose the address the credentials are sent to.
+pub fn drift_finding(
+    catalogs: &mut Catalogs,
+    trusted: Option<&Config>,
+    table: &TableConfig,
+    base: Option<&Source>,
+    severity: Severity,
+) -> Result<Option<Finding>, Failure> {
+    let catalog = table.catalog.as_ref().map_or("", |(c, _)| c.as_str());
+    let Some(config) = trusted.filter(|c| c.catalogs.iter().any(|d| d.name == catalog)) else {
+        return Err(Failure::Message(format!(
+            "`{}` is in catalog `{catalog}`, which the base commit's fieldgate.yaml does not define: `check --live` reaches only the catalogs of the base's configuration, so a pull request cannot choose where credentials are sent (land the catalog's entry first)",
+            table.name
+        )));
+    };
+    let live = catalogs.load(config, table)?;
+    let pull = format!("fieldgate pull {}", table.name);
+    let (message, help) = match base {
+        None => (
+            format!(
+                "{}: the base has no pinned copy of the live table",
+                table.name
+            ),
+            format!(
+                "run `{pull}`, commit the pinned copy it writes on the base branch, and re-run the check"
+            ),
+        ),
+        Some(source) => {
+            let changes = Pinned::from_source(source)?.changes_to(&live);
+            if changes.is_empty() {
+                return Ok(None);
+            }
+            (
+                format!(
+                    "{}: the table was changed outside the repository since it was pulled: {}",
+                    table.name,
+                    changes.join("; ")
+                ),
+                format!(
+                    "run `{pull}` on the base branch and commit the pinned copy, then rebase this change onto it and re-review it against the table as it is"
+                ),
+            )
+        }
+    };
+    let origin = table.catalog.as_ref().map(|(_, span)| Origin {
+        source: table.source.clone(),
+        statement: *span,
+        focus: *span,
+    });
+    Ok(Some(Finding {
+        rule: "live-drift",
+        severity,
+        message,
+        table: table.name.clone(),
+        field: None,
+        field_id: None,
+        origin,
+        help: Some(help),
+        related: Vec::new(),
+    }))
+}

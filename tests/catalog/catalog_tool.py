@@ -1,0 +1,194 @@
+"""What the catalog tests do to the catalog with pyiceberg, as engines and scripts outside a
+repository would: make the lake, change a table behind the repository's back, and prove the REST
+server faithful with pyiceberg's own RestCatalog client.
+
+    catalog_tool.py make --db DB --warehouse-uri URI
+    catalog_tool.py append --db DB --warehouse-uri URI TABLE
+    catalog_tool.py add-column --db DB --warehouse-uri URI TABLE NAME
+    catalog_tool.py show --uri URI --token TOKEN TABLE      (the table as RestCatalog loads it, JSON)
+    catalog_tool.py prove --uri URI --token TOKEN
+"""
+
+import argparse
+import json
+import sys
+
+import pyarrow as pa
+from pyiceberg.catalog.rest import RestCatalog
+from pyiceberg.catalog.sql import SqlCatalog
+from pyiceberg.exceptions import CommitFailedException, ForbiddenError, OAuthError, UnauthorizedError
+from pyiceberg.partitioning import PartitionField, PartitionSpec
+from pyiceberg.schema import Schema
+from pyiceberg.transforms import DayTransform, IdentityTransform
+from pyiceberg.types import (
+    DoubleType,
+    LongType,
+    NestedField,
+    StringType,
+    StructType,
+    TimestamptzType,
+)
+
+
+def sql_catalog(args):
+    return SqlCatalog("default", uri=f"sqlite:///{args.db}", warehouse=args.warehouse_uri)
+
+
+EVENTS = Schema(
+    NestedField(1, "id", LongType(), required=True),
+    NestedField(2, "ts", TimestamptzType(), required=False),
+    NestedField(3, "kind", StringType(), required=False),
+    NestedField(
+        4,
+        "payload",
+        StructType(
+            NestedField(5, "amount", DoubleType(), required=False),
+            NestedField(6, "note", StringType(), required=False),
+        ),
+        required=False,
+    ),
+    identifier_field_ids=[1],
+)
+
+
+def events_rows(start):
+    import datetime
+
+    base = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
+    return pa.Table.from_pylist(
+        [
+            {
+                "id": start + i,
+                "ts": base + datetime.timedelta(days=i),
+                "kind": "click" if i % 2 else "view",
+                "payload": {"amount": float(i), "note": f"n{i}"},
+            }
+            for i in range(3)
+        ],
+        schema=EVENTS.as_arrow(),
+    )
+
+
+def make(args):
+    catalog = sql_catalog(args)
+    catalog.create_namespace("db")
+    events = catalog.create_table(
+        "db.events",
+        schema=EVENTS,
+        partition_spec=PartitionSpec(
+            PartitionField(source_id=2, field_id=1000, transform=DayTransform(), name="ts_day")
+        ),
+        properties={"format-version": "2"},
+    )
+    events.append(events_rows(0))
+    with events.update_schema() as update:
+        update.add_column("source", StringType(), doc="where the event came from")
+    events = catalog.load_table("db.events")
+    with events.update_spec() as spec:
+        spec.add_field("kind", IdentityTransform(), "kind")
+    catalog.create_namespace("legacy")
+    legacy_schema = Schema(
+        NestedField(1, "user_id", LongType(), required=False),
+        NestedField(2, "email", StringType(), required=False),
+    )
+    legacy = catalog.create_table(
+        "legacy.users", schema=legacy_schema, properties={"format-version": "1"}
+    )
+    legacy.append(
+        pa.Table.from_pylist(
+            [{"user_id": 1, "email": "a@example.com"}], schema=legacy_schema.as_arrow()
+        )
+    )
+
+
+def append(args):
+    table = sql_catalog(args).load_table(args.table)
+    rows = events_rows(100) if "payload" in table.schema().column_names else None
+    if rows is None:
+        rows = pa.Table.from_pylist([{"user_id": 2, "email": "b@example.com"}], schema=table.schema().as_arrow())
+    else:
+        rows = rows.append_column("source", pa.array(["app"] * 3, pa.large_string()))
+    table.append(rows)
+
+
+def add_column(args):
+    table = sql_catalog(args).load_table(args.table)
+    with table.update_schema() as update:
+        update.add_column(args.name, StringType())
+
+
+def rest(args, token=None):
+    return RestCatalog("rest", uri=args.uri, token=token or args.token)
+
+
+def show(args):
+    table = rest(args).load_table(args.table)
+    schema = table.schema()
+    print(
+        json.dumps(
+            {
+                "schema-id": schema.schema_id,
+                "fields": {f.name: f.field_id for f in schema.fields},
+                "identifier-field-ids": list(schema.identifier_field_ids),
+                "last-column-id": table.metadata.last_column_id,
+                "rows": table.scan().to_arrow().num_rows,
+            }
+        )
+    )
+
+
+def prove(args):
+    """pyiceberg's RestCatalog against the server: load, scan, commit, a stale commit, a bad token."""
+    catalog = rest(args)
+    assert ("db",) in catalog.list_namespaces(), catalog.list_namespaces()
+    table = catalog.load_table("db.events")
+    rows = table.scan().to_arrow().num_rows
+    assert rows == 3, rows
+    stale = catalog.load_table("db.events")
+    with table.update_schema() as update:
+        update.add_column("proved", StringType())
+    reloaded = catalog.load_table("db.events")
+    assert "proved" in reloaded.schema().column_names
+    assert reloaded.scan().to_arrow().num_rows == 3
+    try:
+        with stale.update_schema() as update:
+            update.add_column("stale", StringType())
+    except CommitFailedException:
+        pass
+    else:
+        raise AssertionError("a stale commit was accepted")
+    assert "stale" not in catalog.load_table("db.events").schema().column_names
+    try:
+        rest(args, token="wrong-token").load_table("db.events")
+    except (UnauthorizedError, ForbiddenError, OAuthError):
+        pass
+    else:
+        raise AssertionError("a wrong token was accepted")
+    print("faithful")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name in ("make", "append", "add-column"):
+        command = sub.add_parser(name)
+        command.add_argument("--db", required=True)
+        command.add_argument("--warehouse-uri", required=True)
+        if name != "make":
+            command.add_argument("table")
+        if name == "add-column":
+            command.add_argument("name")
+    for name in ("show", "prove"):
+        command = sub.add_parser(name)
+        command.add_argument("--uri", required=True)
+        command.add_argument("--token", required=True)
+        if name == "show":
+            command.add_argument("table")
+    args = parser.parse_args()
+    {"make": make, "append": append, "add-column": add_column, "show": show, "prove": prove}[
+        args.command
+    ](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

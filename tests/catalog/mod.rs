@@ -1,0 +1,191 @@
+//! A live Iceberg REST catalog for the tests: `tests/catalog/rest_server.py` (every operation
+//! pyiceberg's SqlCatalog on sqlite) started on 127.0.0.1 with port 0 and killed on drop, over a
+//! lake pyiceberg writes into a temporary directory (`catalog_tool.py make`). The Python is the
+//! venv `.ci/run` builds from `tests/interop/requirements.txt`; without it a test fails under
+//! `CI=true` and is skipped, loudly, elsewhere.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+pub const TOKEN: &str = "tok-9f2c41d7e0";
+pub const CLIENT_ID: &str = "fieldgate-ci";
+pub const CLIENT_SECRET: &str = "cl13nt-s3cret-77aa";
+
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The venv's Python, or `None` (after saying so) when it is missing outside CI.
+pub fn python() -> Option<PathBuf> {
+    let python = std::env::var_os("FIELDGATE_TEST_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target/interop-venv/bin/python"));
+    if python.exists() {
+        return Some(python);
+    }
+    let message = format!(
+        "the catalog tests need pyiceberg's venv at {} (.ci/run makes it from tests/interop/requirements.txt)",
+        python.display()
+    );
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!("{message}");
+    }
+    eprintln!("SKIPPED: {message}");
+    None
+}
+
+pub struct Catalog {
+    pub dir: tempfile::TempDir,
+    pub uri: String,
+    python: PathBuf,
+    server: Child,
+}
+
+impl Catalog {
+    /// A catalog over a fresh lake, the server started with `server_args` on top of the defaults.
+    pub fn start(server_args: &[&str]) -> Option<Catalog> {
+        let python = python()?;
+        let dir = tempfile::tempdir().expect("temp dir");
+        let warehouse = format!("file://{}", dir.path().join("warehouse").display());
+        let db = dir.path().join("catalog.db");
+        let made = run_python(
+            &python,
+            dir.path(),
+            &[
+                "make",
+                "--db",
+                &db.to_string_lossy(),
+                "--warehouse-uri",
+                &warehouse,
+            ],
+        );
+        assert!(
+            made.status.success(),
+            "make the lake: {}",
+            String::from_utf8_lossy(&made.stderr)
+        );
+        let mut server = Command::new(&python)
+            .arg(root().join("tests/catalog/rest_server.py"))
+            .args([
+                "--db",
+                &db.to_string_lossy(),
+                "--warehouse-uri",
+                &warehouse,
+                "--token",
+                TOKEN,
+            ])
+            .args(["--client-id", CLIENT_ID, "--client-secret", CLIENT_SECRET])
+            .args(server_args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("the catalog server starts");
+        let stdout = server.stdout.take().expect("stdout");
+        let (send, receive) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = BufReader::new(stdout).read_line(&mut line);
+            let _ = send.send(line);
+        });
+        let line = receive
+            .recv_timeout(Duration::from_secs(120))
+            .unwrap_or_default();
+        let uri = line
+            .trim()
+            .strip_prefix("listening on ")
+            .map(str::to_string);
+        let Some(uri) = uri else {
+            let _ = server.kill();
+            panic!("the catalog server did not start: {line:?}");
+        };
+        Some(Catalog {
+            dir,
+            uri,
+            python,
+            server,
+        })
+    }
+
+    pub fn db(&self) -> String {
+        self.dir
+            .path()
+            .join("catalog.db")
+            .to_string_lossy()
+            .into_owned()
+    }
+
+    pub fn warehouse(&self) -> String {
+        format!("file://{}", self.dir.path().join("warehouse").display())
+    }
+
+    /// `catalog_tool.py COMMAND --db .. --warehouse-uri .. ARGS` (a change made with pyiceberg
+    /// straight into the catalog, as an engine outside the repository makes it).
+    pub fn change(&self, command: &str, args: &[&str]) {
+        let (db, warehouse) = (self.db(), self.warehouse());
+        let mut all = vec![command, "--db", &db, "--warehouse-uri", &warehouse];
+        all.extend_from_slice(args);
+        let output = run_python(&self.python, self.dir.path(), &all);
+        assert!(
+            output.status.success(),
+            "{command}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+
+    /// `catalog_tool.py COMMAND --uri .. --token .. ARGS` through pyiceberg's RestCatalog.
+    pub fn rest_tool(&self, command: &str, args: &[&str]) -> Output {
+        let mut all = vec![command, "--uri", &self.uri, "--token", TOKEN];
+        all.extend_from_slice(args);
+        run_python(&self.python, self.dir.path(), &all)
+    }
+
+    /// Arms faults (see rest_server.py), e.g. `{"load": ["503"]}`.
+    pub fn faults(&self, json: &str) {
+        let script = format!(
+            "import urllib.request as r; r.urlopen(r.Request('{}/test/faults', data=b'{}', method='POST')).read()",
+            self.uri, json
+        );
+        let output = Command::new(&self.python)
+            .args(["-c", &script])
+            .output()
+            .expect("python");
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+
+    /// The requests the server saw, as JSON text.
+    pub fn requests(&self) -> String {
+        let script = format!(
+            "import urllib.request as r; print(r.urlopen('{}/test/requests').read().decode())",
+            self.uri
+        );
+        let output = Command::new(&self.python)
+            .args(["-c", &script])
+            .output()
+            .expect("python");
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+}
+
+impl Drop for Catalog {
+    fn drop(&mut self) {
+        let _ = self.server.kill();
+        let _ = self.server.wait();
+    }
+}
+
+fn run_python(python: &Path, dir: &Path, args: &[&str]) -> Output {
+    Command::new(python)
+        .arg(root().join("tests/catalog/catalog_tool.py"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("python runs")
+}
