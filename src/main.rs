@@ -5,8 +5,8 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use fieldgate::cli::{Cli, Command};
-use fieldgate::commands::failure::Failure;
 use fieldgate::commands::{apply, catalogue, check, completions, init, lint, man, verify};
+use fieldgate::failure::Failure;
 use fieldgate::report::human::handler_with;
 
 /// Exit codes of CLI.md: 0 passed, 1 the gate failed, 2 fieldgate could not run.

@@ -12,13 +12,13 @@
 use std::path::PathBuf;
 
 use fieldgate::cli::ProposalArgs;
-use fieldgate::commands::failure::Failure;
-use fieldgate::commands::lint::locate_related;
-use fieldgate::commands::pipeline::{Judgement, judge};
-use fieldgate::commands::settings::resolve;
+use fieldgate::failure::Failure;
 use fieldgate::finding::{Finding, Severity};
 use fieldgate::judge::Settings;
 use fieldgate::report::{Format, Run, TableRun, reporter};
+use fieldgate::session::plan::settings::resolve;
+use fieldgate::session::table::locate_related;
+use fieldgate::session::table::{Judgement, judge};
 use serde_json::Value;
 
 /// 2026-03-01T00:00:00Z: suppressions and new tables see the same day in every run.

@@ -7,7 +7,6 @@
 use std::sync::Arc;
 
 use fieldgate::change::{SourceFile, Statement};
-use fieldgate::commands::input::parse_proposal;
 use fieldgate::finding::Severity;
 use fieldgate::frontend::ddl::{Dialect, parse_sql};
 use fieldgate::frontend::schema_file::SchemaFile;
@@ -15,6 +14,7 @@ use fieldgate::judge::{Settings, judge_proposals, judge_table};
 use fieldgate::proposal::Proposal;
 use fieldgate::rules::Compatibility;
 use fieldgate::rules::catalogue::{RuleDoc, catalogue};
+use fieldgate::session::input::parse_proposal;
 
 /// How an example proposal is written.
 #[derive(Clone, Copy)]

@@ -5,18 +5,14 @@
 //! ids the table now has written into it (see `frontend::schema_file::fill_ids`); a table that
 //! only a schema file describes has no metadata to replace, so `--write` writes just the ids and
 //! `-o OUT` writes its complete Iceberg metadata. Once the rules pass, sample data files are read
-//! under the new schema (`commands::verification`) before anything is written.
+//! under the new schema (`session::verification`) before anything is written.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::cli::ApplyArgs;
-use crate::commands::failure::Failure;
-use crate::commands::input::ReadProposal;
-use crate::commands::lint::{judge_and_report, now_ms};
-use crate::commands::pipeline::Judgement;
-use crate::commands::settings::Resolved;
-use crate::commands::verification;
+use crate::commands::lint::judge_and_report;
+use crate::failure::Failure;
 use crate::finding::Severity;
 use crate::frontend::schema_file::fill_ids;
 use crate::iceberg::metadata::patch;
@@ -24,6 +20,11 @@ use crate::iceberg::new_table::render_new_table;
 use crate::judge::Settings;
 use crate::proposal::Proposal;
 use crate::repo::atomic::write_atomically;
+use crate::session::input::ReadProposal;
+use crate::session::now_ms;
+use crate::session::plan::settings::Resolved;
+use crate::session::table::Judgement;
+use crate::session::verification;
 
 pub fn run(args: &ApplyArgs, out: &mut dyn Write) -> Result<bool, Failure> {
     let now = now_ms();

@@ -5,7 +5,7 @@ use std::io::Write;
 use serde_json::json;
 
 use crate::cli::{CatalogueFormat, ExplainArgs, RulesArgs};
-use crate::commands::failure::Failure;
+use crate::failure::Failure;
 use crate::rules::catalogue::{RuleDoc, catalogue};
 use crate::suggest::closest;
 

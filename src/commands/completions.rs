@@ -7,7 +7,7 @@ use std::io::Write;
 use clap::CommandFactory;
 
 use crate::cli::{Cli, CompletionsArgs};
-use crate::commands::failure::Failure;
+use crate::failure::Failure;
 
 pub fn run(args: &CompletionsArgs, out: &mut dyn Write) -> Result<bool, Failure> {
     // Rendered into memory first: clap_complete panics when its writer fails (a closed pipe).

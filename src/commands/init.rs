@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use crate::change::SourceFile;
 use crate::cli::InitArgs;
-use crate::commands::failure::Failure;
+use crate::failure::Failure;
 use crate::repo::atomic::write_atomically;
 use crate::repo::config::{CONFIG_FILE, Config};
 

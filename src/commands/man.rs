@@ -10,7 +10,7 @@ use clap_mangen::Man;
 
 use crate::cli::{Cli, ManArgs};
 use crate::commands::completions::write_out;
-use crate::commands::failure::Failure;
+use crate::failure::Failure;
 use crate::repo::atomic::write_atomically;
 use crate::suggest::closest;
 

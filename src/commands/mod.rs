@@ -1,19 +1,11 @@
-//! One module per subcommand; each wires the pipeline and does the I/O.
+//! One module per subcommand: arguments in, a session judges, `emit` writes what it found.
 
 pub mod apply;
 pub mod catalogue;
 pub mod check;
 pub mod completions;
-pub mod drift;
-pub mod failure;
+pub mod emit;
 pub mod init;
-pub mod input;
 pub mod lint;
-pub mod lint_routed;
 pub mod man;
-pub mod pipeline;
-pub mod policy;
-pub mod routing;
-pub mod settings;
-pub mod verification;
 pub mod verify;

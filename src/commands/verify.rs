@@ -6,8 +6,8 @@
 use std::io::Write;
 
 use crate::cli::{FormatArg, RowsArg, VerifyArgs};
-use crate::commands::failure::Failure;
-use crate::commands::input::load_table;
+use crate::failure::Failure;
+use crate::session::input::load_table;
 use crate::verify::listed::{look_up, manifest_entries};
 use crate::verify::read::{FileReport, Request, Sink, TableView, verify_file};
 use crate::verify::report::human::Human;

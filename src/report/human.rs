@@ -99,7 +99,7 @@ fn render(handler: &GraphicalReportHandler, finding: &Finding) -> String {
 }
 
 fn write_changes(
-    judgement: &crate::commands::pipeline::Judgement,
+    judgement: &crate::session::table::Judgement,
     out: &mut dyn Write,
 ) -> io::Result<()> {
     let after = &judgement.evolution.metadata;

@@ -7,9 +7,9 @@
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
-use crate::commands::policy::RULE as POLICY;
 use crate::finding::Finding;
 use crate::report::{INPUT_ERROR, Reporter, Run, sorted_findings};
+use crate::session::plan::policy::RULE as POLICY;
 
 pub struct Junit;
 

@@ -10,11 +10,11 @@
 use std::collections::BTreeSet;
 use std::io::{self, Write};
 
-use crate::commands::pipeline::Judgement;
 use crate::finding::{Severity, locate};
 use crate::iceberg::schema::FieldInfo;
 use crate::iceberg::types::{FieldId, Type};
 use crate::report::{Reporter, Run};
+use crate::session::table::Judgement;
 use crate::verify::gate::Verification;
 use crate::verify::report::{bytes, column_notes};
 

@@ -18,11 +18,11 @@ pub mod sarif;
 use std::io::{self, Write};
 
 use crate::change::Origin;
-use crate::commands::failure::Failure;
-use crate::commands::pipeline::Judgement;
+use crate::failure::Failure;
 use crate::finding::{Finding, Location, Severity, locate};
 use crate::judge::Settings;
 use crate::rules::registry;
+use crate::session::table::Judgement;
 
 /// The formats of `--format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -483,7 +483,7 @@ fn positional(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::commands::input::load_table;
+    use crate::session::input::load_table;
 
     struct Rows(Vec<Value>);
 

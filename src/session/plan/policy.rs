@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use crate::change::{Origin, SourceFile, Span};
 use crate::cli::PolicyArg;
-use crate::commands::failure::{Failure, LocatedError};
+use crate::failure::{Failure, LocatedError};
 use crate::finding::Finding;
 use crate::judge::Settings;
 use crate::repo::config::Config;

@@ -6,13 +6,13 @@
 use std::path::{Path, PathBuf};
 
 use crate::change::{Source, Span, Statement, StatementKind};
-use crate::commands::failure::{Failure, LocatedError};
-use crate::commands::input::{FileKind, parse_proposal, read_source_named, schema_file_failure};
+use crate::failure::{Failure, LocatedError};
 use crate::frontend::ddl::Dialect;
 use crate::frontend::schema_file::SchemaFile;
 use crate::proposal::Proposal;
 use crate::repo::config::{CONFIG_FILE, Config, TableConfig};
 use crate::repo::glob;
+use crate::session::input::{FileKind, parse_proposal, read_source_named, schema_file_failure};
 use crate::suggest::closest;
 
 /// A configured table's metadata leads out of the repository: an error at its entry in the

@@ -2,17 +2,10 @@
 //! about one table, find the table to start from (committed metadata, a describing schema file,
 //! or a table the proposal creates), and judge.
 
-use std::path::Path;
-
 use crate::change::{Span, Statement, StatementKind};
 use crate::cli::{DialectArg, ProposalArgs};
-use crate::commands::failure::{Failure, LocatedError};
-use crate::commands::input::{
-    LoadedTable, ReadProposal, describe, history_on_disk, load_table, read_proposals,
-    schema_file_failure,
-};
-use crate::commands::settings::{Resolved, resolve};
 use crate::evolve::Evolution;
+use crate::failure::{Failure, LocatedError};
 use crate::finding::Finding;
 use crate::frontend::ddl::Dialect;
 use crate::iceberg::metadata::TableMetadata;
@@ -20,6 +13,12 @@ use crate::iceberg::new_table::new_table;
 use crate::judge::{Judged, judge_proposals};
 use crate::proposal::Proposal;
 use crate::repo::config::same_table;
+use crate::rules::related::locate_in_metadata;
+use crate::session::input::{
+    LoadedTable, ReadProposal, describe, read_proposals, schema_file_failure,
+};
+use crate::session::plan::settings::{Resolved, resolve};
+use crate::session::source::{PathSource, TableSource};
 use crate::suppress::{Suppressed, date_from_unix_days};
 use crate::verify::gate::Verification;
 
@@ -56,7 +55,11 @@ pub fn dialect(arg: DialectArg) -> Dialect {
 /// `location` is where a table created by the proposal will live.
 pub fn judge(args: &ProposalArgs, location: String, now_ms: i64) -> Result<Judgement, Failure> {
     let resolved = resolve(args)?;
-    let base = args.metadata.as_deref().map(load_table).transpose()?;
+    let source = args.metadata.as_deref().map(|path| PathSource { path });
+    let base = match &source {
+        Some(source) => source.load()?,
+        None => None,
+    };
     let proposals = read_proposals(
         &args.files,
         dialect(resolved.dialect),
@@ -65,7 +68,7 @@ pub fn judge(args: &ProposalArgs, location: String, now_ms: i64) -> Result<Judge
     let target = Target {
         table: args.table.clone(),
         base,
-        metadata: args.metadata.as_deref(),
+        source: source.as_ref().map(|s| s as &dyn TableSource),
     };
     judge_read(&resolved, target, proposals, location, now_ms)
 }
@@ -76,8 +79,8 @@ pub struct Target<'a> {
     pub table: Option<String>,
     /// The table as it is; `None` when the proposals create it.
     pub base: Option<LoadedTable>,
-    /// Where `base` was read from, for its git history.
-    pub metadata: Option<&'a Path>,
+    /// Where `base` was read from, for its history.
+    pub source: Option<&'a dyn TableSource>,
 }
 
 /// Judges proposals already read (in order, each against the table the ones before it left).
@@ -91,7 +94,7 @@ pub fn judge_read(
     let Target {
         table,
         base,
-        metadata,
+        source,
     } = target;
     let statements: Vec<Statement> = proposals
         .iter()
@@ -217,7 +220,10 @@ pub fn judge_read(
     // The metadata file's git history, as `check` reads it, so name-reuse windows and
     // deprecation periods judge the same locally (a described table has no such history).
     if base.as_ref().is_some_and(|b| b.description.is_none()) {
-        settings.file_history = metadata.and_then(|path| history_on_disk(path, &settings.options));
+        settings.file_history = match source {
+            Some(source) => source.history(&settings.options)?,
+            None => None,
+        };
     }
     let list: Vec<Proposal> = proposals.iter().map(|p| p.proposal.clone()).collect();
     let Judged {
@@ -336,4 +342,15 @@ fn table_name_from_location(location: &str) -> String {
 /// The UTC date of a Unix time in milliseconds, for suppression expiry.
 fn today(now_ms: i64) -> String {
     date_from_unix_days(now_ms.div_euclid(86_400_000))
+}
+
+/// Gives the related places rules named in the committed metadata their position in its text.
+pub fn locate_related(judgement: &mut Judgement) {
+    if let Some(base) = &judgement.base {
+        let findings = judgement
+            .findings
+            .iter_mut()
+            .chain(judgement.suppressed.iter_mut().map(|s| &mut s.finding));
+        locate_in_metadata(findings, &base.source);
+    }
 }

@@ -5,12 +5,12 @@ use std::path::{Path, PathBuf};
 
 use crate::change::Source;
 use crate::cli::{DialectArg, ProposalArgs};
-use crate::commands::failure::{Failure, LocatedError};
-use crate::commands::input::read_source;
+use crate::failure::{Failure, LocatedError};
 use crate::frontend::ddl::Dialect;
 use crate::judge::Settings;
 use crate::repo::config::{CONFIG_FILE, Config, ConfigError};
 use crate::rules::{Compatibility, Mapping};
+use crate::session::input::read_source;
 
 pub struct Resolved {
     pub config: Option<Config>,

@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::change::{Source, SourceFile, Span, Statement, StatementKind};
-use crate::commands::failure::{Failure, LocatedError};
 use crate::evolve::evolve;
+use crate::failure::{Failure, LocatedError};
 use crate::frontend::ddl::{self, Dialect};
 use crate::frontend::metadata_diff::diff_metadata;
 use crate::frontend::schema_file::{Format, SchemaFile, SchemaFileErrors, TableDescription};

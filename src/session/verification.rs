@@ -6,15 +6,15 @@
 use std::path::{Path, PathBuf};
 
 use crate::change::{Origin, Source, Span};
-use crate::commands::failure::{Failure, LocatedError};
-use crate::commands::input::LoadedTable;
-use crate::commands::pipeline::Judgement;
-use crate::commands::settings::config_failure_in;
+use crate::failure::{Failure, LocatedError};
 use crate::finding::Severity;
 use crate::judge::Settings;
 use crate::repo::config::{Sample, SampleKind};
 use crate::repo::git::Repo;
 use crate::repo::sample as sample_paths;
+use crate::session::input::LoadedTable;
+use crate::session::plan::settings::config_failure_in;
+use crate::session::table::Judgement;
 use crate::verify::gate::{RULE, SampleFile, from_manifests, looked_up, verify};
 use crate::verify::sample::{Locator, ManifestError, local_path, table_dir};
 

@@ -1,0 +1,536 @@
+//! The session of `fieldgate check`: the CI gate over a git repository with `fieldgate.yaml`.
+//!
+//! The base is a commit (the merge base of HEAD with the base branch); the proposals are the
+//! files matching `proposals` that were added or changed since it, in path order; each statement
+//! goes to the configured table it names. Only the tables a proposal names or whose metadata
+//! changed are loaded, their base metadata read from git objects, never from the working tree.
+//! Each is judged with its metadata file's git history (who dropped which field when), and the
+//! metadata committed in the working tree must be what `apply` makes of base and proposals; a
+//! table with `sample:` has its sample data files (from the working tree) read under the new
+//! schema once its rules pass.
+
+use std::env;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::change::{Change, Origin, Source, SourceFile, Span, Statement, StatementKind};
+use crate::cli::CheckArgs;
+use crate::evolve::evolve;
+use crate::failure::{Failure, LocatedError};
+use crate::finding::{Finding, Severity};
+use crate::frontend::ddl::Dialect;
+use crate::iceberg::metadata::TableMetadata;
+use crate::iceberg::new_table::new_table;
+use crate::judge::{Judged, Settings, judge_proposals};
+use crate::proposal::Proposal;
+use crate::repo::config::{CONFIG_FILE, Config, TableConfig, repo_path};
+use crate::repo::git::{Base, Repo};
+use crate::repo::glob;
+use crate::repo::location::{Files, LocateError, locate_in};
+use crate::repo::work_tree::RepoWorkTree;
+use crate::session::drift::{self, Drift};
+use crate::session::input::{
+    ReadProposal, describe, parse_metadata, parse_proposal, schema_file_failure,
+};
+use crate::session::plan::policy::Policy;
+use crate::session::plan::repo_config::{config_failure, load_repo_config};
+use crate::session::plan::routing::{
+    Item, is_proposal, metadata_outside, parse_all, route, slashed,
+};
+use crate::session::source::{GitBase, TableSource};
+use crate::session::table::Judgement;
+use crate::session::table::locate_related;
+use crate::session::verification;
+use crate::suppress::date_from_unix_days;
+
+/// What `check` judged, for the command to report.
+pub struct Gated {
+    /// Each touched table's judgement, with the settings it was judged by.
+    pub judged: Vec<(Judgement, Settings)>,
+    /// Findings about the configuration rather than a table (`policy-relaxation`).
+    pub policy: Vec<Finding>,
+    /// The human report's first lines: the base, the proposals, the tables touched.
+    pub header: String,
+}
+
+/// Judges every table the change touches; `fail_on` decides whether verification still runs.
+pub fn gate(args: &CheckArgs, fail_on: Severity) -> Result<Gated, Failure> {
+    let cwd = env::current_dir()
+        .map_err(|e| Failure::Message(format!("cannot read the current directory: {e}")))?;
+    let repo = Repo::discover(&cwd)?;
+    let root = repo.root().to_path_buf();
+    let work_tree = RepoWorkTree::new(&root)?;
+    let (head, config_dir) = load_repo_config(args.config.as_deref(), &cwd, &root)?;
+    let ci_base = env::var("GITHUB_BASE_REF").ok();
+    let base = repo.base(args.base.as_deref(), ci_base.as_deref())?;
+    let base_files = repo.files_at(base.commit)?;
+    let policy = Policy::load(args.policy, &head, &base_files, &base.info.id)?;
+    let dropped = policy.dropped(&head);
+    // The tables judged: the change's, and under `--policy base` those whose entry it removes.
+    let mut config = head.clone();
+    config
+        .tables
+        .extend(dropped.iter().flat_map(|r| r.tables.iter().cloned()));
+
+    let mut globs = head
+        .proposal_globs(&config_dir)
+        .map_err(|errors| config_failure(&head, errors))?;
+    if let Some(dropped) = &dropped {
+        globs.extend(
+            dropped
+                .proposal_globs(&config_dir)
+                .map_err(|errors| config_failure(dropped, errors))?,
+        );
+    }
+    let table_paths: Vec<PathBuf> = config
+        .tables
+        .iter()
+        .filter_map(|table| repo_path(&config_dir, table.metadata.as_deref()?).ok())
+        .collect();
+    let prefixes: Vec<PathBuf> = globs.iter().map(|g| glob::literal_prefix(g)).collect();
+    let changed = repo.changed_files(base.commit, &prefixes, &table_paths)?;
+    let proposals: Vec<&PathBuf> = changed
+        .iter()
+        .filter(|file| is_proposal(&globs, &table_paths, file))
+        .collect();
+    let dialect = config.dialect.unwrap_or(Dialect::Spark);
+    let parsed = parse_all(&proposals, dialect, |file| Ok(work_tree.resolve(file)?))?;
+    let routed = route(&config, parsed)?;
+    // A table this change creates may have no metadata anywhere yet: its metadata-drift finding
+    // says how to write it, which helps more than a configuration error.
+    let created: Vec<PathBuf> = config
+        .tables
+        .iter()
+        .zip(&routed)
+        .filter(|(_, items)| items.first().is_some_and(Item::may_create))
+        .filter_map(|(table, _)| repo_path(&config_dir, table.metadata.as_deref()?).ok())
+        .collect();
+    // The working tree first: a stat, where a path lookup in the base commit parses every tree
+    // on the way, and a directory of 10,000 tables is one large tree.
+    let exists = |path: &Path| {
+        root.join(path).exists()
+            || created.iter().any(|c| c == path)
+            || base_files.is_file(path)
+            || base_files.is_dir(path)
+    };
+    let mut locations = head
+        .locations(&config_dir, &exists)
+        .map_err(|errors| config_failure(&head, errors))?;
+    if let Some(dropped) = &dropped {
+        locations.extend(
+            dropped
+                .locations(&config_dir, &exists)
+                .map_err(|errors| config_failure(dropped, errors))?,
+        );
+    }
+
+    let now = super::now_ms();
+    let mut judged: Vec<(Judgement, Settings)> = Vec::new();
+    for ((table, path), items) in config.tables.iter().zip(&locations).zip(&routed) {
+        let metadata_changed = changed.iter().any(|file| file.starts_with(path));
+        if items.is_empty() && !metadata_changed {
+            continue;
+        }
+        let at = TableAt {
+            repo: &repo,
+            base: &base,
+            base_files: &base_files,
+            root: &root,
+            work_tree: &work_tree,
+            policy: &policy,
+            head: &head,
+            table,
+            path,
+            dialect,
+        };
+        if let Some((mut judgement, settings)) = at.judge(items, now)? {
+            locate_related(&mut judgement);
+            verification::run(&mut judgement, &settings, fail_on, |_| {
+                let sample = table.sample.as_ref();
+                sample
+                    .map(|s| verification::listed(s, &table.source, &config_dir, &root, &root))
+                    .transpose()
+            })?;
+            judged.push((judgement, settings));
+        }
+    }
+
+    let policy_line = policy
+        .header()
+        .map(|l| format!("{l}\n"))
+        .unwrap_or_default();
+    let header = format!(
+        "base: {} (merge base with `{}`, {}); {} proposal file(s); {} of {} table(s) touched\n{policy_line}",
+        base.info.id,
+        base.against,
+        base.info.date,
+        proposals.len(),
+        judged.len(),
+        config.tables.len()
+    );
+    Ok(Gated {
+        policy: policy.findings(&head),
+        judged,
+        header,
+    })
+}
+
+/// One configured table, and where to read it.
+struct TableAt<'a> {
+    repo: &'a Repo,
+    base: &'a Base,
+    base_files: &'a dyn Files,
+    root: &'a Path,
+    work_tree: &'a RepoWorkTree,
+    policy: &'a Policy,
+    /// The change's configuration.
+    head: &'a Config,
+    table: &'a TableConfig,
+    /// The table's metadata file or directory, relative to the root.
+    path: &'a Path,
+    dialect: Dialect,
+}
+
+impl TableAt<'_> {
+    /// Judges the table's proposals, in order, against its base metadata, with its file history,
+    /// and compares the committed metadata with the result. `None`: a table new in this change
+    /// with no proposal, so there is nothing to judge.
+    fn judge(&self, items: &[Item], now: i64) -> Result<Option<(Judgement, Settings)>, Failure> {
+        let mut settings = self.policy.settings_for(self.head, &self.table.name);
+        let today = date_from_unix_days(now.div_euclid(86_400_000));
+        let base = self.source().load()?;
+        let mut items: Vec<Item> = items.to_vec();
+        let mut read: Vec<ReadProposal> = Vec::new();
+        let start: TableMetadata = match &base {
+            Some(loaded) => {
+                let creates: Vec<LocatedError> = items
+                    .iter()
+                    .flat_map(|item| match item {
+                        Item::Ddl { statements, .. } => statements.as_slice(),
+                        Item::SchemaFile { .. } => &[],
+                    })
+                    .filter(|s| matches!(s.kind, StatementKind::CreateTable(_)))
+                    .map(|s| {
+                        LocatedError::new(
+                            &s.source,
+                            s.span,
+                            format!(
+                                "CREATE TABLE for `{}`, which already has metadata at the base (`{}`)",
+                                self.table.name,
+                                self.path.display()
+                            ),
+                            Some("change an existing table with ALTER TABLE statements".into()),
+                        )
+                    })
+                    .collect();
+                if !creates.is_empty() {
+                    return Err(Failure::Located(creates));
+                }
+                loaded.metadata.clone()
+            }
+            None => match self.created(&mut items, &mut read, now)? {
+                Some(metadata) => metadata,
+                None => return Ok(None),
+            },
+        };
+        // Each proposal against the table as the ones before it left it, as `apply` would go.
+        let mut state = start.clone();
+        for item in &items {
+            let proposal = match item {
+                Item::Ddl { statements, .. } => Proposal::Ddl(statements.clone()),
+                Item::SchemaFile { source, .. } => {
+                    parse_proposal(source.clone(), self.dialect, Some(&state))?
+                }
+            };
+            state = evolved(&state, &proposal.statements());
+            read.push(ReadProposal {
+                path: item.path().to_path_buf(),
+                proposal,
+                schema_after: Some(state.current_schema().clone()),
+            });
+        }
+        if base.is_some() {
+            settings.file_history = self.source().history(&settings.options)?;
+        }
+        let proposals: Vec<Proposal> = read.iter().map(|r| r.proposal.clone()).collect();
+        let Judged {
+            evolution,
+            mut findings,
+            suppressed,
+        } = judge_proposals(&self.table.name, &start, &proposals, &settings, &today)?;
+        let statements: Vec<Statement> = read
+            .iter()
+            .flat_map(|r| r.proposal.statements())
+            .cloned()
+            .collect();
+        let alters: Vec<&Statement> = statements
+            .iter()
+            .filter(|s| matches!(s.kind, StatementKind::Alter(_)))
+            .collect();
+        if evolution.problems.is_empty()
+            && let Some(severity) = settings.severity("metadata-drift")
+        {
+            let files: Vec<String> = read.iter().map(|r| slashed(&r.path)).collect();
+            findings.extend(self.drift(
+                &start,
+                base.is_some(),
+                &files,
+                &alters,
+                &evolution.metadata,
+                severity,
+            )?);
+        }
+        let judgement = Judgement {
+            table: self.table.name.clone(),
+            base,
+            evolution,
+            findings,
+            suppressed,
+            statements,
+            proposals: read,
+            verification: None,
+        };
+        Ok(Some((judgement, settings)))
+    }
+
+    /// A table with no metadata at the base: the first proposal must create it, with CREATE
+    /// TABLE (taken out of its item) or a schema file describing it (judged along as the first
+    /// proposal). `None` when there is no proposal at all.
+    fn created(
+        &self,
+        items: &mut Vec<Item>,
+        read: &mut Vec<ReadProposal>,
+        now: i64,
+    ) -> Result<Option<TableMetadata>, Failure> {
+        let location = self.root.join(self.path).display().to_string();
+        let no_base = |source: &Source, span: Span| {
+            Failure::Located(vec![LocatedError::new(
+                source,
+                span,
+                format!(
+                    "`{}` has no metadata at the base ({}): `{}` is not in that commit",
+                    self.table.name,
+                    self.base.info.id,
+                    self.path.display()
+                ),
+                Some(
+                    "a new table's first proposal creates it: CREATE TABLE, or a schema file without ids".into(),
+                ),
+            )])
+        };
+        let Some(first) = items.first_mut() else {
+            return Ok(None);
+        };
+        match first {
+            Item::Ddl { statements, .. } => {
+                let Some(statement) = statements.first() else {
+                    return Ok(None);
+                };
+                let StatementKind::CreateTable(create) = &statement.kind else {
+                    return Err(no_base(&statement.source, statement.table_span));
+                };
+                let metadata = new_table(create, location, now).map_err(|e| {
+                    Failure::Located(vec![LocatedError::new(
+                        &statement.source,
+                        statement.span,
+                        e.message,
+                        None,
+                    )])
+                })?;
+                statements.remove(0);
+                Ok(Some(metadata))
+            }
+            Item::SchemaFile {
+                path,
+                source,
+                table_span,
+                ..
+            } => {
+                let proposal = parse_proposal(source.clone(), self.dialect, None)?;
+                let Proposal::SchemaFile(file) = &proposal else {
+                    return Err(no_base(source, *table_span));
+                };
+                let mut metadata = describe(&file.file)
+                    .map_err(|e| schema_file_failure(source, e))?
+                    .metadata;
+                metadata.location = location;
+                metadata.last_updated_ms = now;
+                read.push(ReadProposal {
+                    path: path.clone(),
+                    proposal,
+                    schema_after: Some(metadata.current_schema().clone()),
+                });
+                items.remove(0);
+                Ok(Some(metadata))
+            }
+        }
+    }
+
+    /// The table as of the base commit, read from git objects.
+    fn source(&self) -> GitBase<'_> {
+        GitBase {
+            repo: self.repo,
+            base: self.base,
+            files: self.base_files,
+            table: self.table,
+            path: self.path,
+        }
+    }
+
+    /// A `metadata-drift` finding when the committed metadata is not what the proposals give.
+    fn drift(
+        &self,
+        start: &TableMetadata,
+        existed: bool,
+        files: &[String],
+        alters: &[&Statement],
+        expected: &TableMetadata,
+        severity: Severity,
+    ) -> Result<Option<Finding>, Failure> {
+        let path = slashed(self.path);
+        let apply = if existed {
+            format!(
+                "fieldgate apply --write --metadata {path} {}",
+                files.join(" ")
+            )
+        } else {
+            format!(
+                "fieldgate apply -o {} {}",
+                new_metadata_file(self.path),
+                files.join(" ")
+            )
+        };
+        let restore = format!("git checkout {} -- {path}", self.base.info.id);
+        let committed = match locate_in(self.work_tree, self.path) {
+            Err(LocateError::Outside(message)) => {
+                return Err(metadata_outside(self.table, message));
+            }
+            Err(LocateError::NotATable(message)) => Err(Failure::Message(message)),
+            Ok(location) => self
+                .work_tree
+                .read_to_string(&location.metadata_file)
+                .map_err(Failure::Message)
+                .and_then(|text| {
+                    parse_metadata(&Arc::new(SourceFile {
+                        name: path.clone(),
+                        text,
+                    }))
+                }),
+        };
+        let table = &self.table.name;
+        let (message, help) = match committed {
+            Err(_) if files.is_empty() => return Ok(None),
+            Err(_) => (
+                format!(
+                    "{table}: the change has no committed metadata: `{path}` holds no readable Iceberg metadata in the working tree"
+                ),
+                format!("run `{apply}` and commit the metadata it writes"),
+            ),
+            Ok(committed) => match drift::compare(start, alters, expected, &committed) {
+                None => return Ok(None),
+                Some(Drift::Missing) if !existed => return Ok(None),
+                Some(Drift::Missing) => (
+                    format!(
+                        "{table}: the committed metadata does not include this change: `{path}` is still at schema {} (last-column-id {}), the migrations give schema {} (last-column-id {})",
+                        committed.current_schema_id,
+                        committed.last_column_id,
+                        expected.current_schema_id,
+                        expected.last_column_id
+                    ),
+                    format!("run `{apply}` and commit the metadata it writes"),
+                ),
+                Some(Drift::Stale { applied }) => {
+                    let rest = statement_files(&alters[applied..]);
+                    let on_file_boundary = applied == 0
+                        || alters[applied - 1].source.name != alters[applied].source.name;
+                    let help = if on_file_boundary {
+                        format!(
+                            "apply the rest: run `fieldgate apply --write --metadata {path} {}` and commit the metadata it writes",
+                            rest.join(" ")
+                        )
+                    } else {
+                        format!(
+                            "restore the base's metadata (`{restore}`), run `{apply}` and commit the metadata it writes"
+                        )
+                    };
+                    (
+                        format!(
+                            "{table}: the committed metadata is stale: it holds the first {applied} of {} statements (schema {}), the migrations give schema {}",
+                            alters.len(),
+                            committed.current_schema_id,
+                            expected.current_schema_id
+                        ),
+                        help,
+                    )
+                }
+                Some(Drift::Differs(differences)) if files.is_empty() => (
+                    format!(
+                        "{table}: `{path}` changed, but no migration in this change says so: {}",
+                        differences.join("; ")
+                    ),
+                    format!(
+                        "add the migration that makes this change (where `proposals` in {CONFIG_FILE} looks), or restore the metadata with `{restore}`"
+                    ),
+                ),
+                Some(Drift::Differs(differences)) => (
+                    format!(
+                        "{table}: the committed metadata differs from what the migrations give: {}",
+                        differences.join("; ")
+                    ),
+                    format!(
+                        "metadata is written by `fieldgate apply`, not by hand: restore the base's metadata (`{restore}`), run `{apply}` and commit the metadata it writes"
+                    ),
+                ),
+            },
+        };
+        let origin = alters.last().map(|s| Origin {
+            source: s.source.clone(),
+            statement: s.span,
+            focus: s.table_span,
+        });
+        Ok(Some(Finding {
+            rule: "metadata-drift",
+            severity,
+            message,
+            table: table.clone(),
+            field: None,
+            field_id: None,
+            origin,
+            help: Some(help),
+            related: Vec::new(),
+        }))
+    }
+}
+
+/// The table after `statements` (one schema update each), as the next proposal sees it.
+fn evolved(state: &TableMetadata, statements: &[&Statement]) -> TableMetadata {
+    let lists: Vec<&[Change]> = statements
+        .iter()
+        .filter_map(|s| match &s.kind {
+            StatementKind::Alter(changes) => Some(changes.as_slice()),
+            StatementKind::CreateTable(_) => None,
+        })
+        .collect();
+    evolve(state, lists).metadata
+}
+
+/// The distinct files of `statements`, in order, as reports name them.
+fn statement_files(statements: &[&Statement]) -> Vec<String> {
+    let mut files: Vec<String> = Vec::new();
+    for statement in statements {
+        if !files.contains(&statement.source.name) {
+            files.push(statement.source.name.clone());
+        }
+    }
+    files
+}
+
+/// Where `apply -o` puts a new table's first metadata file: inside a table directory in the
+/// Hadoop layout, or the configured file itself.
+fn new_metadata_file(path: &Path) -> String {
+    if path.to_string_lossy().ends_with(".json") {
+        path.display().to_string()
+    } else {
+        path.join("metadata/v1.metadata.json").display().to_string()
+    }
+}

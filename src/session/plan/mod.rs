@@ -1,0 +1,8 @@
+//! What the flags and `fieldgate.yaml` decide before any table is judged: the settings each table
+//! is judged by (`settings`), which files are proposals and which table each statement is for
+//! (`routing`), and whose configuration sets the policy of `check` (`policy`).
+
+pub mod policy;
+pub mod repo_config;
+pub mod routing;
+pub mod settings;
