@@ -214,7 +214,12 @@ mod tests {
     #[test]
     fn default_severity_is_the_parsed_files() {
         for doc in catalogue().unwrap() {
-            assert_eq!(default_severity(&doc.name), Some(doc.severity), "{}", doc.name);
+            assert_eq!(
+                default_severity(&doc.name),
+                Some(doc.severity),
+                "{}",
+                doc.name
+            );
         }
         assert_eq!(default_severity("no-such-rule"), None);
     }
