@@ -11,6 +11,7 @@
 
 use crate::change::{Change, ChangeKind, FieldPath, NewField, Origin, Position};
 use crate::iceberg::metadata::TableMetadata;
+use crate::iceberg::names::same_name;
 use crate::iceberg::schema::{Field, FieldInfo, MemberKind, Schema, member_by_id};
 use crate::iceberg::types::{FieldId, MAX_USER_FIELD_ID, PrimitiveType, StructType, Type};
 use crate::suggest::closest;
@@ -473,7 +474,7 @@ impl Update {
         };
         let siblings = self.siblings(parent_id);
         let full_path = join(&parent_path, &new.name);
-        if let Some(existing) = siblings.iter().find(|f| f.name == new.name) {
+        if let Some(existing) = siblings.iter().find(|f| same_name(&f.name, &new.name)) {
             return Err(Box::new(Problem {
                 kind: ProblemKind::DuplicateName { path: full_path.clone(), existing_id: existing.id },
                 message: format!("Cannot add column, name already exists: {full_path} (field id {})", existing.id),
@@ -551,7 +552,7 @@ impl Update {
         if let Some(existing) = self
             .siblings(target.parent_id)
             .iter()
-            .find(|f| f.name == new_name && f.id != target.id)
+            .find(|f| same_name(&f.name, new_name) && f.id != target.id)
         {
             let new_path = join(&parent_path(&target.path), new_name);
             return Err(Box::new(Problem {
@@ -783,13 +784,18 @@ impl Update {
         } else {
             "before"
         };
-        if reference == name {
+        if same_name(reference, name) {
             return Err(invalid_at(
                 change,
                 format!("Cannot move {name} {word} itself"),
             ));
         }
-        match siblings.iter().position(|f| f.name == *reference) {
+        // Exact first, then as Spark's resolver matches (`AFTER NAME` on a column `name`).
+        let found = siblings
+            .iter()
+            .position(|f| f.name == *reference)
+            .or_else(|| siblings.iter().position(|f| same_name(&f.name, reference)));
+        match found {
             Some(i) if matches!(position, Position::After(_)) => Ok(i + 1),
             Some(i) => Ok(i),
             None => Err(Box::new(Problem {
@@ -1048,14 +1054,14 @@ fn child_members<'a>(root: &'a [Field], parent: Option<&'a FieldInfo>) -> Vec<Me
     }
 }
 
-/// Exact names win; otherwise a unique case-insensitive match is taken, as Spark (case-insensitive
-/// by default) would resolve it.
+/// Exact names win; otherwise a unique match under Spark's resolver (`equalsIgnoreCase`, see
+/// [`crate::iceberg::names`]) is taken, as Spark (case-insensitive by default) would resolve it.
 fn pick(root: &[Field], parent: Option<&FieldInfo>, name: &str) -> Option<FieldInfo> {
     let members = child_members(root, parent);
     if let Some(exact) = members.iter().find(|m| m.name == name) {
         return Some(exact.info(parent));
     }
-    let mut matches = members.iter().filter(|m| m.name.eq_ignore_ascii_case(name));
+    let mut matches = members.iter().filter(|m| same_name(m.name, name));
     match (matches.next(), matches.next()) {
         (Some(one), None) => Some(one.info(parent)),
         _ => None,

@@ -352,7 +352,7 @@ fn apply_writes_the_proposed_file_as_it_is() {
     );
     assert_eq!(
         fs::read_to_string(table.join("version-hint.text")).unwrap(),
-        "2\n"
+        "2"
     );
 }
 

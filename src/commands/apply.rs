@@ -16,10 +16,12 @@ use crate::failure::Failure;
 use crate::finding::Severity;
 use crate::frontend::schema_file::fill_ids;
 use crate::iceberg::metadata::patch;
+use crate::iceberg::metadata_log::log_previous_file;
 use crate::iceberg::new_table::render_new_table;
 use crate::judge::Settings;
 use crate::proposal::Proposal;
 use crate::repo::atomic::write_atomically;
+use crate::repo::location::HadoopTable;
 use crate::session::input::ReadProposal;
 use crate::session::now_ms;
 use crate::session::plan::settings::Resolved;
@@ -66,11 +68,19 @@ pub fn run(args: &ApplyArgs, out: &mut dyn Write) -> Result<bool, Failure> {
     let metadata_write = match iceberg_base {
         Some(base) => {
             // A metadata proposal is the new state as the engine wrote it: it is written as is.
-            let text = match proposed_file {
+            let mut text = match proposed_file {
                 Some(proposed) => proposed.source.text.clone(),
                 None => patch(&base.source.text, &base.metadata, new_metadata, now)
                     .map_err(Failure::Message)?,
             };
+            // The next version of a table directory logs the file it replaces, as Java does.
+            if let (None, Some(hadoop), None) = (&args.output, &base.location.hadoop, proposed_file)
+                && text != base.source.text
+            {
+                let previous = hadoop.logged_file(&base.metadata.location, hadoop.version);
+                text = log_previous_file(&text, &base.source.text, &previous)
+                    .map_err(Failure::Message)?;
+            }
             let target = match (&args.output, &base.location.hadoop) {
                 (Some(output), _) => output.clone(),
                 (None, Some(hadoop)) => hadoop.version_file(hadoop.version + 1),
@@ -114,7 +124,7 @@ pub fn run(args: &ApplyArgs, out: &mut dyn Write) -> Result<bool, Failure> {
         if args.output.is_none()
             && let Some(hadoop) = iceberg_base.and_then(|b| b.location.hadoop.as_ref())
         {
-            let hint = format!("{}\n", hadoop.version + 1);
+            let hint = HadoopTable::hint_text(hadoop.version + 1);
             write_atomically(&hadoop.hint_file(), hint.as_bytes()).map_err(|e| {
                 Failure::Message(format!(
                     "cannot write `{}`: {e}",
@@ -155,7 +165,8 @@ fn ids_to_write_back(proposals: &[ReadProposal]) -> Result<Vec<(PathBuf, String)
 }
 
 /// A created table lives where its metadata goes: the directory above `metadata/`, if the output
-/// is in one, else the output's directory.
+/// is in one, else the output's directory. Written as a `file://` URI, as Iceberg's `location`
+/// is everywhere: a bare path is a relative reference to readers that resolve it as a URI.
 fn default_location(output: Option<&Path>) -> String {
     let dir = output
         .and_then(Path::parent)
@@ -168,7 +179,7 @@ fn default_location(output: Option<&Path>) -> String {
     } else {
         dir
     };
-    table_dir.display().to_string()
+    format!("file://{}", table_dir.display())
 }
 
 /// A random (version 4) UUID for a new table, from the OS's entropy source; where there is none,

@@ -57,7 +57,7 @@ pub fn new_table(
         let source = schema
             .fields
             .iter()
-            .find(|f| f.name.eq_ignore_ascii_case(&term.column))
+            .find(|f| crate::iceberg::names::same_name(&f.name, &term.column))
             .ok_or_else(|| CreateError {
                 message: format!(
                     "PARTITIONED BY names `{}`, which is not a column of the table",

@@ -1,8 +1,17 @@
-//! The globs of `fieldgate.yaml`'s `proposals`, as gitignore-style tools read them: `*` and `?`
-//! match within one path segment, `[abc]`/`[a-z]`/`[!x]` one character of a class, and `**` as a
-//! whole segment any number of segments (none included). Paths use `/` whatever the platform.
+//! The globs of `fieldgate.yaml`'s `proposals` and `sample`, as gitignore-style tools read them:
+//! `*` and `?` match within one path segment, `[abc]`/`[a-z]`/`[!x]` one character of a class,
+//! and `**` as a whole segment any number of segments (none included). Paths use `/` whatever the
+//! platform.
+//!
+//! Matching is globset's, which compiles a pattern to a regular expression and so runs in time
+//! linear in the path whatever the pattern: a pull request controls `fieldgate.yaml`, and a
+//! backtracking matcher spins for hours on `x/*a*a*a*a*a*a*a*b.sql` or a dozen `**/`.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+
+use globset::{GlobBuilder, GlobMatcher};
 
 /// `pattern`, written relative to `dir` (the configuration's directory, relative to the
 /// repository root), as a pattern relative to the root. Leading `..` segments climb out of
@@ -30,18 +39,40 @@ pub fn from_dir(dir: &Path, pattern: &str) -> Result<String, String> {
             return Err(format!("`{pattern}` points outside the repository"));
         }
     }
-    Ok(out.join("/"))
+    let joined = out.join("/");
+    compile(&joined)?;
+    Ok(joined)
 }
 
-/// Whether `path` (relative, `/`-separated) matches `pattern`.
+/// Whether `path` (relative, `/`-separated) matches `pattern`. An invalid pattern (which
+/// `from_dir` rejects for `proposals`) matches nothing.
 pub fn matches(pattern: &str, path: &str) -> bool {
-    let pattern: Vec<&str> = pattern
+    thread_local! {
+        // Each pattern is compiled once: the same few are matched against every changed file.
+        static COMPILED: RefCell<HashMap<String, Option<GlobMatcher>>> = RefCell::default();
+    }
+    let path = path.trim_start_matches("./");
+    COMPILED.with(|compiled| {
+        let mut compiled = compiled.borrow_mut();
+        let matcher = compiled
+            .entry(pattern.to_string())
+            .or_insert_with(|| compile(pattern).ok());
+        matcher.as_ref().is_some_and(|m| m.is_match(path))
+    })
+}
+
+fn compile(pattern: &str) -> Result<GlobMatcher, String> {
+    let normalised: Vec<&str> = pattern
         .trim_start_matches("./")
         .split('/')
         .filter(|s| !s.is_empty())
         .collect();
-    let path: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
-    segments(&pattern, &path)
+    GlobBuilder::new(&normalised.join("/"))
+        .literal_separator(true)
+        .backslash_escape(false)
+        .build()
+        .map(|glob| glob.compile_matcher())
+        .map_err(|e| format!("`{pattern}` is not a valid glob: {}", e.kind()))
 }
 
 /// The segments of `pattern` before its first wildcard: every path it matches lies under them.
@@ -50,65 +81,8 @@ pub fn literal_prefix(pattern: &str) -> PathBuf {
         .trim_start_matches("./")
         .split('/')
         .filter(|s| !s.is_empty())
-        .take_while(|s| !s.contains(['*', '?', '[']))
+        .take_while(|s| !s.contains(['*', '?', '[', '{']))
         .collect()
-}
-
-fn segments(pattern: &[&str], path: &[&str]) -> bool {
-    match pattern.split_first() {
-        None => path.is_empty(),
-        Some((&"**", rest)) => (0..=path.len()).any(|skip| segments(rest, &path[skip..])),
-        Some((first, rest)) => match path.split_first() {
-            Some((name, tail)) => {
-                segment(first.as_bytes(), name.as_bytes()) && segments(rest, tail)
-            }
-            None => false,
-        },
-    }
-}
-
-/// One segment: `*`, `?`, classes and literal bytes (UTF-8 multi-byte characters match as
-/// literals; `?` and classes see bytes, which is exact for the ASCII names migrations have).
-fn segment(pattern: &[u8], name: &[u8]) -> bool {
-    match pattern.split_first() {
-        None => name.is_empty(),
-        Some((b'*', rest)) => (0..=name.len()).any(|skip| segment(rest, &name[skip..])),
-        Some((b'?', rest)) => !name.is_empty() && segment(rest, &name[1..]),
-        Some((b'[', rest)) => match (class(rest), name.split_first()) {
-            (Some((matcher, after)), Some((c, tail))) => matcher(*c) && segment(after, tail),
-            (None, Some((c, tail))) => *c == b'[' && segment(rest, tail),
-            (_, None) => false,
-        },
-        Some((c, rest)) => name.first() == Some(c) && segment(rest, &name[1..]),
-    }
-}
-
-type ClassMatcher<'a> = Box<dyn Fn(u8) -> bool + 'a>;
-
-/// A `[...]` class after its `[`: the matcher and the pattern after `]`; `None` when unclosed.
-fn class(pattern: &[u8]) -> Option<(ClassMatcher<'_>, &[u8])> {
-    let (negated, body) = match pattern.first() {
-        Some(b'!' | b'^') => (true, &pattern[1..]),
-        _ => (false, pattern),
-    };
-    // A `]` right after the `[` is a literal member.
-    let end = body.iter().skip(1).position(|c| *c == b']')? + 1;
-    let members = &body[..end];
-    let matcher = move |c: u8| {
-        let mut i = 0;
-        let mut hit = false;
-        while i < members.len() {
-            if i + 2 < members.len() && members[i + 1] == b'-' {
-                hit |= (members[i]..=members[i + 2]).contains(&c);
-                i += 3;
-            } else {
-                hit |= members[i] == c;
-                i += 1;
-            }
-        }
-        hit != negated
-    };
-    Some((Box::new(matcher), &body[end + 1..]))
 }
 
 #[cfg(test)]
@@ -171,6 +145,20 @@ mod tests {
         assert!(matches("m/[0-9]*.sql", "m/7_x.sql"));
         assert!(!matches("m/[!0-9]*.sql", "m/7_x.sql"));
         assert!(matches("m/[]x].sql", "m/].sql"));
-        assert!(matches("m/[ab.sql", "m/[ab.sql"));
+        assert!(!matches("m/[ab.sql", "m/[ab.sql"));
+        assert!(from_dir(Path::new(""), "m/[ab.sql").is_err());
+    }
+
+    #[test]
+    fn hostile_patterns_match_in_linear_time() {
+        let started = std::time::Instant::now();
+        let stars = format!("x/{}b.sql", "*a".repeat(40));
+        let name = format!("x/{}.sql", "a".repeat(5000));
+        assert!(!matches(&stars, &name));
+        let deep = format!("{}z.sql", "**/".repeat(14));
+        let path = format!("{}y.sql", "d/".repeat(200));
+        assert!(!matches(&deep, &path));
+        assert!(matches(&deep, "d/d/z.sql"));
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
     }
 }

@@ -25,7 +25,23 @@ pub struct HadoopTable {
 
 impl HadoopTable {
     pub fn version_file(&self, version: u64) -> PathBuf {
-        self.metadata_dir.join(format!("v{version}.metadata.json"))
+        self.metadata_dir.join(version_file_name(version))
+    }
+
+    /// Where Iceberg Java's `HadoopTableOperations` says version `version` lives, for the
+    /// `metadata-log` of the next file: under the table's `location`.
+    pub fn logged_file(&self, table_location: &str, version: u64) -> String {
+        format!(
+            "{}/metadata/{}",
+            table_location.trim_end_matches('/'),
+            version_file_name(version)
+        )
+    }
+
+    /// The version hint's text as Java writes it: the bare number, no line break (readers
+    /// such as pyiceberg's `StaticTable` and DuckDB's `iceberg_scan` parse it whole).
+    pub fn hint_text(version: u64) -> String {
+        version.to_string()
     }
 
     pub fn hint_file(&self) -> PathBuf {
@@ -117,57 +133,85 @@ pub fn locate_in(files: &dyn Files, path: &Path) -> Result<TableLocation, Locate
     };
     let hint = metadata_dir.join("version-hint.text");
     confine(&hint)?;
-    let hinted = if files.is_file(&hint) {
-        files.read_to_string(&hint).ok()
-    } else {
-        None
+    // As Iceberg Java's `HadoopTableOperations`: the hint's first line is the version if
+    // `Integer.parseInt` reads it; otherwise (no hint, `2 `, an empty file) the newest version
+    // in the directory.
+    let hinted = files
+        .is_file(&hint)
+        .then(|| files.read_to_string(&hint).ok())
+        .flatten()
+        .and_then(|text| java_parse_int(first_line(&text)));
+    let listed = match hinted {
+        Some(version) => version,
+        None => newest_version(files, &metadata_dir).map_err(NotATable)?,
     };
-    let version = match hinted {
-        Some(text) => text.trim().parse::<u64>().map_err(|_| {
-            NotATable(format!(
-                "`{}` should hold a version number, found {:?}",
-                hint.display(),
-                text.trim()
-            ))
-        })?,
-        None => newest_version(files, &metadata_dir)
-            .map_err(NotATable)?
-            .ok_or_else(|| {
-                NotATable(format!(
-                    "`{}` is a directory without Iceberg metadata: expected metadata/version-hint.text or metadata/vN.metadata.json",
-                    path.display()
-                ))
-            })?,
+    let Ok(mut version) = u64::try_from(listed) else {
+        return Err(NotATable(format!(
+            "`{}` holds version {listed}, which has no metadata file",
+            hint.display()
+        )));
     };
+    let exists = |version: u64| -> Result<bool, LocateError> {
+        let file = metadata_dir.join(version_file_name(version));
+        confine(&file)?;
+        Ok(files.is_file(&file))
+    };
+    if !exists(version)? {
+        return Err(NotATable(match (hinted, version) {
+            (None, 0) => format!(
+                "`{}` is a directory without Iceberg metadata: expected metadata/version-hint.text or metadata/vN.metadata.json",
+                path.display()
+            ),
+            _ => format!(
+                "the metadata file for version {version} (`{}`) is missing",
+                metadata_dir.join(version_file_name(version)).display()
+            ),
+        }));
+    }
+    // A commit that wrote `vN+1` but not the hint is still the table's current state.
+    while exists(version + 1)? {
+        version += 1;
+    }
     let table = HadoopTable {
         metadata_dir,
         version,
     };
-    let metadata_file = table.version_file(version);
-    confine(&metadata_file)?;
-    if !files.is_file(&metadata_file) {
-        return Err(NotATable(format!(
-            "version hint points at `{}`, which does not exist",
-            metadata_file.display()
-        )));
-    }
     Ok(TableLocation {
-        metadata_file,
+        metadata_file: table.version_file(version),
         hadoop: Some(table),
     })
 }
 
-fn newest_version(files: &dyn Files, dir: &Path) -> Result<Option<u64>, String> {
+fn version_file_name(version: u64) -> String {
+    format!("v{version}.metadata.json")
+}
+
+/// The text up to the first line break, as Java's `BufferedReader.readLine` returns it.
+fn first_line(text: &str) -> &str {
+    text.split(['\n', '\r']).next().unwrap_or_default()
+}
+
+/// Java's `Integer.parseInt` on ASCII text: an optional sign, then decimal digits only (no
+/// spaces), within `int`'s range.
+fn java_parse_int(text: &str) -> Option<i32> {
+    let digits = text.strip_prefix(['+', '-']).unwrap_or(text);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    text.parse::<i32>().ok()
+}
+
+/// The highest version among the directory's `vN.metadata.json` files, 0 if there is none.
+fn newest_version(files: &dyn Files, dir: &Path) -> Result<i32, String> {
     Ok(files
         .list(dir)?
         .iter()
         .filter_map(|name| {
-            name.strip_prefix('v')?
-                .strip_suffix(".metadata.json")?
-                .parse::<u64>()
-                .ok()
+            let version = name.strip_prefix('v')?.strip_suffix(".metadata.json")?;
+            java_parse_int(version).filter(|v| *v > 0)
         })
-        .max())
+        .max()
+        .unwrap_or(0))
 }
 
 #[cfg(test)]
@@ -199,6 +243,44 @@ mod tests {
         assert!(err.contains("without Iceberg metadata"), "{err}");
         fs::create_dir(dir.path().join("metadata")).unwrap();
         fs::write(dir.path().join("metadata/version-hint.text"), "7").unwrap();
-        assert!(locate(dir.path()).unwrap_err().contains("does not exist"));
+        let err = locate(dir.path()).unwrap_err();
+        assert!(
+            err.contains("version 7") && err.contains("is missing"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn parses_the_hint_as_java_integer_parse_int() {
+        for (text, parsed) in [
+            ("2", Some(2)),
+            ("+2", Some(2)),
+            ("-3", Some(-3)),
+            ("007", Some(7)),
+            ("2 ", None),
+            (" 2", None),
+            ("", None),
+            ("+", None),
+            ("2147483648", None),
+            ("２", None),
+        ] {
+            assert_eq!(java_parse_int(text), parsed, "{text:?}");
+        }
+        assert_eq!(first_line("4\r\nrest"), "4");
+    }
+
+    #[test]
+    fn rolls_forward_past_the_hint_through_consecutive_versions() {
+        let dir = tempfile::tempdir().unwrap();
+        let meta = dir.path().join("metadata");
+        fs::create_dir(&meta).unwrap();
+        for v in [1, 2, 3, 4, 6] {
+            fs::write(meta.join(format!("v{v}.metadata.json")), "{}").unwrap();
+        }
+        fs::write(meta.join("version-hint.text"), "2").unwrap();
+        let location = locate(dir.path()).unwrap();
+        // v5 is missing: Java stops at v4, as it does here.
+        assert_eq!(location.metadata_file, meta.join("v4.metadata.json"));
+        assert_eq!(location.hadoop.unwrap().version, 4);
     }
 }

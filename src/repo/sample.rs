@@ -90,7 +90,7 @@ pub fn resolve(
 }
 
 fn is_glob(path: &Path) -> bool {
-    path.to_string_lossy().contains(['*', '?', '['])
+    path.to_string_lossy().contains(['*', '?', '[', '{'])
 }
 
 /// The directories before the first segment with a glob character: where the walk starts.

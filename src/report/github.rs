@@ -62,12 +62,10 @@ impl Reporter for Github {
                 .location()
                 .map(|l| format!(" at {}:{}", l.file, l.line))
                 .unwrap_or_default();
-            writeln!(
-                out,
-                "suppressed {}{place}: {}",
-                s.finding.rule,
-                escape_data(&s.reason)
-            )?;
+            // Not a command, but a line the runner still scans for one: a file name or reason
+            // with a line break would start a line of its own (`::add-mask::`, `::error`).
+            let line = format!("suppressed {}{place}: {}", s.finding.rule, s.reason);
+            writeln!(out, "{}", escape_data(&line))?;
         }
         writeln!(out, "fieldgate {}", run.verdict())
     }
@@ -93,11 +91,14 @@ pub fn command(level: &str, location: Option<&Location>, title: &str, message: &
     )
 }
 
-/// A command's message: `%`, CR and LF.
+/// A command's message (and any other line the format prints): `%`, CR and LF, and the runner's
+/// older command syntax (`##[add-mask]`), which it recognises anywhere in a line that is not a
+/// `::` command.
 pub fn escape_data(text: &str) -> String {
     text.replace('%', "%25")
         .replace('\r', "%0D")
         .replace('\n', "%0A")
+        .replace("##[", "##\\[")
 }
 
 /// A property value: the message escapes plus `:` and `,`, which end a value.
@@ -114,6 +115,7 @@ mod tests {
     fn data_and_properties_are_escaped_as_the_actions_toolkit_does() {
         assert_eq!(escape_data("100% a:b, c\r\nd"), "100%25 a:b, c%0D%0Ad");
         assert_eq!(escape_property("C:\\x,y%\n"), "C%3A\\x%2Cy%25%0A");
+        assert_eq!(escape_data("a ##[add-mask]b"), "a ##\\[add-mask]b");
     }
 
     #[test]

@@ -13,6 +13,7 @@ use miette::{
 };
 
 use crate::finding::{Finding, Severity, locate};
+use crate::report::terminal::{OffsetMap, escape, escape_mapped};
 use crate::report::{Reporter, Run};
 use crate::verify::gate::Verification;
 use crate::verify::report::{bytes, column_notes};
@@ -50,7 +51,11 @@ impl Reporter for Human {
                 .location()
                 .map(|l| format!("{}:{}:{}: ", l.file, l.line, l.column))
                 .unwrap_or_default();
-            writeln!(out, "error: {place}{}", error.message)?;
+            writeln!(
+                out,
+                "error: {}",
+                escape(&format!("{place}{}", error.message))
+            )?;
         }
         for s in run.suppressed() {
             let place = s
@@ -58,10 +63,14 @@ impl Reporter for Human {
                 .location()
                 .map(|l| format!(" at {}:{}", l.file, l.line))
                 .unwrap_or_default();
-            writeln!(out, "suppressed {}{place}: {}", s.finding.rule, s.reason)?;
+            let line = format!("suppressed {}{place}: {}", s.finding.rule, s.reason);
+            writeln!(out, "{}", escape(&line))?;
         }
         for table in &run.tables {
-            write_changes(table.judgement, out)?;
+            // Table, column and file names are the input's: the whole section is escaped.
+            let mut changes = Vec::new();
+            write_changes(table.judgement, &mut changes)?;
+            out.write_all(escape(&String::from_utf8_lossy(&changes)).as_bytes())?;
         }
         writeln!(out, "{}", run.verdict())
     }
@@ -75,7 +84,9 @@ fn render(handler: &GraphicalReportHandler, finding: &Finding) -> String {
         // Rendering into a String fails only on a formatter error; fall back to one plain line.
         text = format!(
             "{}[{}]: {}\n",
-            finding.severity, finding.rule, finding.message
+            finding.severity,
+            finding.rule,
+            escape(&finding.message)
         );
     }
     let primary = finding.origin.as_ref().map(|o| &o.source);
@@ -93,7 +104,8 @@ fn render(handler: &GraphicalReportHandler, finding: &Finding) -> String {
                 format!("\n        at {}:{}:{}", l.file, l.line, l.column)
             })
             .unwrap_or_default();
-        text.push_str(&format!("  note: {}{place}\n", related.message));
+        let note = format!("{}{place}", related.message);
+        text.push_str(&format!("  note: {}\n", escape(&note)));
     }
     text
 }
@@ -188,31 +200,45 @@ fn write_verification(v: &Verification, out: &mut dyn Write) -> io::Result<()> {
     Ok(())
 }
 
-/// A finding seen as a miette diagnostic.
+/// A finding seen as a miette diagnostic, with every text from the input escaped for the
+/// terminal (the quoted source too, its spans moved to match).
 struct FindingView<'a> {
     finding: &'a Finding,
+    message: String,
+    help: Option<String>,
     source: Option<NamedSource<String>>,
+    offsets: OffsetMap,
 }
 
 impl<'a> FindingView<'a> {
     fn new(finding: &'a Finding) -> FindingView<'a> {
-        let source = finding
-            .origin
-            .as_ref()
-            .map(|o| NamedSource::new(o.source.name.clone(), o.source.text.clone()));
-        FindingView { finding, source }
+        let (source, offsets) = match &finding.origin {
+            Some(o) => {
+                let (text, offsets) = escape_mapped(&o.source.text);
+                let name = escape(&o.source.name).into_owned();
+                (Some(NamedSource::new(name, text.into_owned())), offsets)
+            }
+            None => (None, escape_mapped("").1),
+        };
+        FindingView {
+            finding,
+            message: escape(&finding.message).into_owned(),
+            help: finding.help.as_deref().map(|h| escape(h).into_owned()),
+            source,
+            offsets,
+        }
     }
 }
 
 impl fmt::Debug for FindingView<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.finding.message)
+        f.write_str(&self.message)
     }
 }
 
 impl fmt::Display for FindingView<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.finding.message)
+        f.write_str(&self.message)
     }
 }
 
@@ -237,8 +263,7 @@ impl Diagnostic for FindingView<'_> {
     }
 
     fn help<'b>(&'b self) -> Option<Box<dyn fmt::Display + 'b>> {
-        self.finding
-            .help
+        self.help
             .as_ref()
             .map(|h| Box::new(h) as Box<dyn fmt::Display>)
     }
@@ -255,14 +280,16 @@ impl Diagnostic for FindingView<'_> {
             _ => "here".to_string(),
         };
         let primary = LabeledSpan::new_primary_with_span(
-            Some(label),
-            (origin.focus.offset, origin.focus.len),
+            Some(escape(&label).into_owned()),
+            self.offsets.span(origin.focus.offset, origin.focus.len),
         );
         // Related places in the same text are labelled in the same snippet.
         let secondary = self.finding.related.iter().filter_map(move |r| {
             let o = r.origin.as_ref()?;
-            (o.source.name == origin.source.name)
-                .then(|| LabeledSpan::new(Some(r.message.clone()), o.focus.offset, o.focus.len))
+            (o.source.name == origin.source.name).then(|| {
+                let (offset, len) = self.offsets.span(o.focus.offset, o.focus.len);
+                LabeledSpan::new(Some(escape(&r.message).into_owned()), offset, len)
+            })
         });
         Some(Box::new(std::iter::once(primary).chain(secondary)))
     }

@@ -336,45 +336,100 @@ fn rows(judgement: &Judgement) -> Vec<Row> {
     rows
 }
 
-/// Inline code, with `|` escaped for the table and backticks in the text fenced by longer runs.
+/// Inline code: `|` escaped for the table, fenced by a backtick run longer than any inside, so
+/// no backtick in a name can close the span early and leave the rest as live Markdown.
 pub fn code(text: &str) -> String {
     let text = one_line(text).replace('|', "\\|");
-    if text.contains('`') {
-        format!("`` {text} ``")
-    } else {
-        format!("`{text}`")
+    let longest = longest_backtick_run(&text);
+    if longest == 0 {
+        return format!("`{text}`");
+    }
+    // The spaces keep a backtick at either end from joining the fence; CommonMark strips one.
+    let fence = "`".repeat(longest + 1);
+    format!("{fence} {text} {fence}")
+}
+
+fn longest_backtick_run(text: &str) -> usize {
+    text.split(|c| c != '`').map(str::len).max().unwrap_or(0)
+}
+
+/// Prose from the input, with the code spans it quotes names in (`` `name` ``) kept as code.
+/// A span is what CommonMark reads as one: a backtick run closed by the next run of the same
+/// length. Each span is re-fenced by [`code`] and everything else is escaped, backticks
+/// included, so whatever a name holds (backticks, HTML, link syntax) nothing turns live.
+pub fn text(input: &str) -> String {
+    let input = one_line(input);
+    let mut out = String::with_capacity(input.len() + 8);
+    let mut rest = input.as_str();
+    while let Some(open) = rest.find('`') {
+        out.push_str(&prose(&rest[..open]));
+        let run = rest[open..].len() - rest[open..].trim_start_matches('`').len();
+        let after = &rest[open + run..];
+        match closing_run(after, run) {
+            Some(close) => {
+                out.push_str(&code(span_content(&after[..close])));
+                rest = &after[close + run..];
+            }
+            None => {
+                out.push_str(&"\\`".repeat(run));
+                rest = after;
+            }
+        }
+    }
+    out.push_str(&prose(rest));
+    out
+}
+
+/// Where the first backtick run of exactly `run` backticks starts in `text`.
+fn closing_run(text: &str, run: usize) -> Option<usize> {
+    let mut at = 0;
+    while let Some(found) = text[at..].find('`') {
+        let start = at + found;
+        let len = text[start..].len() - text[start..].trim_start_matches('`').len();
+        if len == run {
+            return Some(start);
+        }
+        at = start + len;
+    }
+    None
+}
+
+/// A code span's content as CommonMark reads it: one space stripped from each end when both
+/// have one.
+fn span_content(content: &str) -> &str {
+    match content.strip_prefix(' ').and_then(|c| c.strip_suffix(' ')) {
+        Some(inner) if !inner.trim().is_empty() => inner,
+        _ => content,
     }
 }
 
-/// Prose from the input: Markdown and HTML syntax outside code spans is escaped; code spans
-/// (`` `name` ``, as messages quote names) are kept, with only `|` escaped inside.
-pub fn text(input: &str) -> String {
-    let input = one_line(input);
+/// Text outside code spans: every character Markdown or HTML could read as syntax is escaped,
+/// and what GitHub would turn into a link or a mention (`https://`, `www.`, `@name`) is broken.
+fn prose(input: &str) -> String {
     let chars: Vec<char> = input.chars().collect();
     let mut out = String::with_capacity(input.len());
-    let mut in_code = false;
     for (i, &c) in chars.iter().enumerate() {
+        let at = |j: usize| chars.get(j).copied();
         // GFM never reads an underscore inside a word (`lake_prod`) as emphasis; only one at a
         // word's edge needs escaping.
-        let inside_word = |i: usize| {
-            let alnum = |j: Option<usize>| {
-                j.and_then(|j| chars.get(j))
-                    .is_some_and(|c| c.is_alphanumeric())
-            };
-            alnum(i.checked_sub(1)) && alnum(Some(i + 1))
-        };
+        let inside_word = i > 0
+            && at(i - 1).is_some_and(char::is_alphanumeric)
+            && at(i + 1).is_some_and(char::is_alphanumeric);
         match c {
-            '`' => {
-                in_code = !in_code;
-                out.push(c);
-            }
             '|' => out.push_str("\\|"),
-            _ if in_code => out.push(c),
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
             '&' => out.push_str("&amp;"),
-            '_' if inside_word(i) => out.push(c),
-            '\\' | '*' | '_' | '[' | ']' | '#' | '~' => {
+            '_' if inside_word => out.push(c),
+            // An autolink needs the `:` of `scheme://` in the source; an entity is no `:`.
+            ':' if at(i + 1) == Some('/') && at(i + 2) == Some('/') => out.push_str("&#58;"),
+            '.' if i >= 3 && chars[i - 3..i].iter().all(|w| w.eq_ignore_ascii_case(&'w')) => {
+                out.push_str("&#46;")
+            }
+            // A word joiner after `@` keeps GitHub from mentioning (and notifying) anyone.
+            '@' => out.push_str("@\u{2060}"),
+            // `(`, `!` and line-start markers are inert without a `[` or a line of their own.
+            '\\' | '`' | '*' | '_' | '[' | ']' | '#' | '~' => {
                 out.push('\\');
                 out.push(c);
             }
@@ -401,5 +456,22 @@ mod tests {
         assert_eq!(code("map<string, long>"), "`map<string, long>`");
         assert_eq!(text("lake_prod _x_"), "lake_prod \\_x\\_");
         assert_eq!(code("a`b|c"), "`` a`b\\|c ``");
+        assert_eq!(code("a``b"), "``` a``b ```");
+    }
+
+    #[test]
+    fn backticks_in_names_cannot_open_live_markup() {
+        // A message quotes a name holding backticks and HTML: the quoted span stays one span.
+        let name = "x` <img src=y onerror=z> `";
+        let rendered = text(&format!("column `{name}` dropped"));
+        assert!(!rendered.contains("<img"), "{rendered}");
+        // A reason with a lone backtick: no span is opened, the rest stays escaped prose.
+        let reason = text("ok` [click](https://evil.example) <b>x</b>");
+        assert_eq!(
+            reason,
+            "ok\\` \\[click\\](https&#58;//evil.example) &lt;b&gt;x&lt;/b&gt;"
+        );
+        assert_eq!(text("see www.x.io @team"), "see www&#46;x.io @\u{2060}team");
+        assert_eq!(text("`a` and ``b`c``"), "`a` and `` b`c ``");
     }
 }

@@ -115,7 +115,8 @@ impl Rule for FieldIdReuse {
                     // under a new name nor under its old one (that would un-drop old values).
                     // One it has is the same field, renamed or not.
                     Some((old_path, last_schema)) if !current_ids.contains(&field.id) => {
-                        let consequence = if old_path.eq_ignore_ascii_case(&field.path) {
+                        let consequence = if crate::iceberg::names::same_name(old_path, &field.path)
+                        {
                             format!(
                                 "the dropped column's old values would reappear in `{}`",
                                 field.path

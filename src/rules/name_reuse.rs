@@ -132,7 +132,7 @@ fn reuse(cx: &Context<'_>, change: &Applied, retired: &[Retired]) -> Option<Viol
     let old = retired
         .iter()
         .rev()
-        .find(|r| r.id != field.id && r.path.eq_ignore_ascii_case(&field.path))?;
+        .find(|r| r.id != field.id && crate::iceberg::names::same_name(&r.path, &field.path))?;
     let doc = old
         .doc
         .as_ref()

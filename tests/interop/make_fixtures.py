@@ -473,7 +473,7 @@ CASES: list[Case] = [
     ),
     case(
         "update_type_and_comment", "events", "promote float -> double and replace the doc in one statement",
-        ("ALTER COLUMN measurement TYPE double COMMENT 'unit is bytes per second'",
+        ("ALTER COLUMN measurement TYPE double, measurement COMMENT 'unit is bytes per second'",
          lambda u: u.update_column("measurement", field_type=DoubleType(), doc="unit is bytes per second")),
     ),
     case(

@@ -1,1 +1,1 @@
-ALTER TABLE db.events ALTER COLUMN measurement TYPE double COMMENT 'unit is bytes per second';
+ALTER TABLE db.events ALTER COLUMN measurement TYPE double, measurement COMMENT 'unit is bytes per second';

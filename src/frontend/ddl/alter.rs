@@ -16,6 +16,7 @@ use crate::frontend::ddl::statement::{
     resolve_position,
 };
 use crate::frontend::ddl::types::{ParsedType, parse_type};
+use crate::iceberg::names::same_name;
 use crate::iceberg::types::Type;
 
 pub(crate) fn alter_table(cx: &mut Stmt) -> PResult<Statement> {
@@ -91,17 +92,14 @@ fn add_columns(cx: &mut Stmt) -> PResult<Vec<Change>> {
         vec![column_def(cx, DefContext::Add)?]
     } else {
         let defs = maybe_parenthesised(cx, |cx| column_def(cx, DefContext::Add))?;
-        // Hive's partition-metadata switch; nothing to do with the Iceberg schema.
-        if cx.cur.eat_word("cascade").is_none() {
-            cx.cur.eat_word("restrict");
-        }
+        hive_cascade(cx)?;
         defs
     };
     let mut changes = Vec::with_capacity(defs.len());
     for def in defs {
         let parent = def.path.path.parent();
         let position = match &def.position {
-            Some(raw) => resolve_position(raw, &parent)?,
+            Some(raw) => resolve_position(raw),
             None => None,
         };
         let focus = def.focus();
@@ -218,7 +216,13 @@ fn alter_column(cx: &mut Stmt) -> PResult<Vec<Change>> {
         return Err(cx.cur.expected("`COLUMN`"));
     }
     let path = cx.cur.path("a column name")?;
-    column_action(cx, &path)
+    let mut changes = column_action(cx, &path)?;
+    // Spark 4 takes several columns in one statement: `ALTER COLUMN a COMMENT 'x', b TYPE int`.
+    while cx.dialect().is_spark_like() && cx.cur.eat(&Token::Comma).is_some() {
+        let path = cx.cur.path("a column name")?;
+        changes.extend(column_action(cx, &path)?);
+    }
+    Ok(changes)
 }
 
 /// The words that start an `ALTER COLUMN` action (Spark's `CHANGE c <action>` uses them too).
@@ -228,11 +232,29 @@ const ACTION_WORDS: &[&str] = &["type", "comment", "first", "after", "set", "dro
 /// `FIRST` / `AFTER x`, `SET NOT NULL`, `DROP NOT NULL`.
 fn column_action(cx: &mut Stmt, path: &PathSpan) -> PResult<Vec<Change>> {
     let next = cx.cur.peek();
+    let spark = cx.dialect().is_spark_like();
+    if spark && cx.cur.at_words(&["set", "data", "type"]) {
+        return Err(DdlError::syntax(
+            cx.cur.peek_nth(1).span,
+            "`SET DATA TYPE` is Trino's; Spark changes a type with `ALTER COLUMN c TYPE t`",
+        )
+        .with_help(format!(
+            "write `ALTER COLUMN {} TYPE ...`",
+            path.path.dotted()
+        )));
+    }
     if cx.cur.eat_word("type").is_some() || cx.cur.eat_words(&["set", "data", "type"]).is_some() {
         let ty = parse_type(&mut cx.cur)?;
-        let mut changes = vec![update_type(cx, path, ty)?];
-        if cx.cur.eat_word("comment").is_some() {
-            changes.push(update_doc(cx, path)?);
+        let changes = vec![update_type(cx, path, ty)?];
+        if spark && cx.cur.at_word("comment") {
+            return Err(DdlError::syntax(
+                cx.cur.peek().span,
+                "Spark takes one action per column: a type change ends at its type",
+            )
+            .with_help(format!(
+                "change the comment in its own clause: `, {} COMMENT '...'`",
+                path.path.dotted()
+            )));
         }
         Ok(changes)
     } else if cx.cur.eat_word("comment").is_some() {
@@ -300,7 +322,7 @@ fn set_required(cx: &Stmt, path: &PathSpan, required: bool) -> Change {
 
 /// A move (none for Trino's `LAST`, which is where a new column goes anyway).
 fn move_to(cx: &Stmt, path: &PathSpan, raw: &RawPosition) -> PResult<Option<Change>> {
-    let Some(position) = resolve_position(raw, &path.path.parent())? else {
+    let Some(position) = resolve_position(raw) else {
         return Ok(None);
     };
     Ok(Some(cx.change(
@@ -321,11 +343,17 @@ fn change_column(cx: &mut Stmt) -> PResult<Vec<Change>> {
     let path = cx.cur.path("a column name")?;
     let hive = cx.dialect() == Dialect::Hive;
     if !hive && ACTION_WORDS.iter().any(|w| cx.cur.at_word(w)) {
-        return column_action(cx, &path);
+        let mut changes = column_action(cx, &path)?;
+        while cx.cur.eat(&Token::Comma).is_some() {
+            let path = cx.cur.path("a column name")?;
+            changes.extend(column_action(cx, &path)?);
+        }
+        return Ok(changes);
     }
     let new_name = cx.cur.name("the new column name")?;
     let ty = parse_type(&mut cx.cur)?;
-    let renamed = new_name.value != path.path.leaf();
+    // Spark's resolver compares the two names: `CHANGE c C bigint` is no rename.
+    let renamed = !same_name(&new_name.value, path.path.leaf());
     if renamed && !hive {
         return Err(DdlError::new(
             DdlErrorKind::Invalid,
@@ -352,8 +380,27 @@ fn change_column(cx: &mut Stmt) -> PResult<Vec<Change>> {
         let raw = position(cx)?;
         changes.extend(move_to(cx, &path, &raw)?);
     }
-    if cx.cur.eat_word("cascade").is_none() {
-        cx.cur.eat_word("restrict");
-    }
+    hive_cascade(cx)?;
     Ok(changes)
+}
+
+/// Hive's `CASCADE` / `RESTRICT` after `ADD COLUMNS` and `CHANGE COLUMN` (its partition-metadata
+/// switch, nothing to do with the Iceberg schema). Spark's grammar has neither there.
+fn hive_cascade(cx: &mut Stmt) -> PResult<()> {
+    let next = cx.cur.peek();
+    if !next.is_word("cascade") && !next.is_word("restrict") {
+        return Ok(());
+    }
+    if cx.dialect() == Dialect::Hive {
+        cx.cur.bump();
+        return Ok(());
+    }
+    Err(DdlError::syntax(
+        next.span,
+        format!(
+            "Spark does not accept {} here: it is Hive's, for partition metadata",
+            next.describe()
+        ),
+    )
+    .with_help("remove it; the Iceberg table's schema changes the same without it"))
 }

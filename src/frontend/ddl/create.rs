@@ -292,10 +292,8 @@ fn spark_properties(cx: &mut Stmt) -> PResult<Vec<(String, String)>> {
 fn scalar(cur: &mut Cursor) -> PResult<String> {
     let next = cur.peek();
     match &next.token {
-        Token::SingleQuotedString(s) | Token::DoubleQuotedString(s) => {
-            let s = s.clone();
-            cur.bump();
-            Ok(s)
+        Token::SingleQuotedString(_) | Token::DoubleQuotedString(_) => {
+            Ok(cur.string("a property value")?.0)
         }
         Token::Number(n, _) => {
             let n = n.clone();

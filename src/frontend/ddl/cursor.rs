@@ -17,6 +17,7 @@ use crate::change::{FieldPath, Span};
 use crate::frontend::ddl::dialect::Dialect;
 use crate::frontend::ddl::error::DdlError;
 use crate::frontend::ddl::lines::LineIndex;
+use crate::frontend::ddl::literal;
 
 pub(crate) type PResult<T> = Result<T, DdlError>;
 
@@ -286,16 +287,43 @@ impl<'a> Cursor<'a> {
         Ok(paths)
     }
 
-    /// A string literal (`'...'`; in Spark and Hive also `"..."`).
+    /// A string literal (`'...'`; in Spark and Hive also `"..."`), unescaped as the dialect's
+    /// engine does. Spark and Hive read adjacent literals as one (`'a' 'b'` is `ab`), and Spark
+    /// reads `r'...'` / `R"..."` as raw (no escapes).
     pub(crate) fn string(&mut self, what: &str) -> PResult<(String, Span)> {
-        let next = self.peek();
-        match next.token {
-            Token::SingleQuotedString(s) | Token::DoubleQuotedString(s) => {
-                self.bump();
-                Ok((s, next.span))
+        let start = self.next_start();
+        let Some(mut value) = self.string_piece()? else {
+            return Err(self.expected(what));
+        };
+        if self.dialect.is_spark_like() {
+            while let Some(more) = self.string_piece()? {
+                value.push_str(&more);
             }
-            _ => Err(self.expected(what)),
         }
+        Ok((value, self.since(start)))
+    }
+
+    /// The value of the literal at the cursor, consumed; `None` (nothing consumed) if there is
+    /// none.
+    fn string_piece(&mut self) -> PResult<Option<String>> {
+        let next = self.peek();
+        let raw = self.dialect == Dialect::Spark
+            && next.keyword().as_deref() == Some("r")
+            && self.peek_nth(1).span.offset == next.span.end();
+        let literal = if raw { self.peek_nth(1) } else { next };
+        let Some((body, quote)) = literal::string_body(&literal.token) else {
+            return Ok(None);
+        };
+        let value = if raw {
+            body.to_string()
+        } else {
+            literal::unescape(body, quote, self.dialect, literal.span)?
+        };
+        if raw {
+            self.bump();
+        }
+        self.bump();
+        Ok(Some(value))
     }
 
     /// An unsigned integer literal.

@@ -129,12 +129,14 @@ impl SqlDialect for Lexing {
         Some(self.identifier_quote)
     }
 
+    // Spark's, Hive's and Trino's lexers all define an unquoted identifier over ASCII letters,
+    // digits and `_`; any other letter must be quoted.
     fn is_identifier_start(&self, ch: char) -> bool {
-        ch.is_alphabetic() || ch == '_'
+        ch.is_ascii_alphabetic() || ch == '_'
     }
 
     fn is_identifier_part(&self, ch: char) -> bool {
-        ch.is_alphanumeric() || ch == '_'
+        ch.is_ascii_alphanumeric() || ch == '_'
     }
 
     fn supports_string_literal_backslash_escape(&self) -> bool {

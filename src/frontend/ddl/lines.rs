@@ -40,6 +40,10 @@ impl<'t> LineIndex<'t> {
         }
     }
 
+    pub(crate) fn text(&self) -> &'t str {
+        self.text
+    }
+
     /// The byte offset of a location, clamped to the text and always on a char boundary. `None`
     /// for sqlparser's empty location (line 0), which it gives the synthetic end-of-input token.
     pub(crate) fn offset(&self, location: Location) -> Option<usize> {

@@ -20,13 +20,14 @@ mod cursor;
 mod dialect;
 mod error;
 mod lines;
+mod literal;
 mod statement;
 mod types;
 
 #[cfg(test)]
 mod tests;
 
-use sqlparser::tokenizer::{Token, TokenWithSpan, Tokenizer};
+use sqlparser::tokenizer::{Token, TokenWithSpan, Tokenizer, Whitespace};
 
 pub use dialect::{Dialect, UnknownDialect};
 pub use error::{DdlError, DdlErrorKind, DdlErrors};
@@ -58,6 +59,10 @@ pub fn parse_sql_recovering(source: &Source, dialect: Dialect) -> (Vec<Statement
             // Only whitespace and comments: an empty statement.
             continue;
         };
+        if let Some(error) = refused_token(&group, &lines, dialect) {
+            errors.push(error);
+            continue;
+        }
         let mut cx = statement::Stmt {
             cur: Cursor::new(group, dialect, &lines, start, end),
             source,
@@ -86,10 +91,14 @@ fn tokenize(
     while let Some(rest) = text.get(base..) {
         let base_location = lines.location(base);
         let mut buf = Vec::new();
-        let result = Tokenizer::new(dialect.sql(), rest).tokenize_with_location_into_buf(&mut buf);
+        // Literals stay as written: `literal.rs` unescapes them as the dialect's engine does.
+        let result = Tokenizer::new(dialect.sql(), rest)
+            .with_unescape(false)
+            .tokenize_with_location_into_buf(&mut buf);
         tokens.extend(buf.into_iter().map(|mut t| {
             t.span.start = lines::rebase(t.span.start, base_location);
             t.span.end = lines::rebase(t.span.end, base_location);
+            t.token = literal::undouble_identifier_quotes(t.token);
             t
         }));
         let Err(error) = result else { break };
@@ -120,6 +129,86 @@ fn tokenize(
         }
     }
     (tokens, errors)
+}
+
+/// A token the engine's lexer refuses although sqlparser's takes it: a letter outside ASCII in
+/// an unquoted name (every engine's identifiers are ASCII letters, digits and `_` unless
+/// quoted), or, in Spark, an optimizer hint (`/*+ ... */` is a hint, not a comment, and no DDL
+/// statement takes one).
+fn refused_token(group: &[TokenWithSpan], lines: &LineIndex, dialect: Dialect) -> Option<DdlError> {
+    let span_of = |t: &TokenWithSpan| {
+        let start = lines.offset(t.span.start)?;
+        let end = lines.offset(t.span.end)?.max(start);
+        Some(Span::from_range(start, end))
+    };
+    group.iter().enumerate().find_map(|(i, t)| match &t.token {
+        Token::Char(c) if is_foreign_letter(*c) => {
+            let word = unquoted_word_around(group, i, &span_of)?;
+            let quote = match dialect {
+                Dialect::Trino => '"',
+                Dialect::Spark | Dialect::Hive => '`',
+            };
+            let text = lines.text().get(word.offset..word.end()).unwrap_or_default();
+            Some(
+                DdlError::new(
+                    DdlErrorKind::Lexical,
+                    word,
+                    format!(
+                        "`{text}` cannot be written unquoted: {} reads unquoted names as ASCII letters, digits and `_`",
+                        dialect.title()
+                    ),
+                )
+                .with_help(format!("quote the name: {quote}{text}{quote}")),
+            )
+        }
+        Token::Whitespace(Whitespace::MultiLineComment(text))
+            if dialect == Dialect::Spark && text.starts_with('+') =>
+        {
+            Some(
+                DdlError::syntax(
+                    span_of(t)?,
+                    "Spark reads `/*+ ... */` as an optimizer hint, which no DDL statement takes",
+                )
+                .with_help("remove the hint, or write a comment as `/* ... */`"),
+            )
+        }
+        _ => None,
+    })
+}
+
+fn is_foreign_letter(c: char) -> bool {
+    !c.is_ascii() && c.is_alphanumeric()
+}
+
+/// The span of the run of unquoted words and foreign letters, with nothing between them,
+/// around token `i`: the word as the user sees it (`décimal`, not `é`).
+fn unquoted_word_around(
+    group: &[TokenWithSpan],
+    i: usize,
+    span_of: &dyn Fn(&TokenWithSpan) -> Option<Span>,
+) -> Option<Span> {
+    let part = |t: &TokenWithSpan| match &t.token {
+        Token::Char(c) => is_foreign_letter(*c),
+        Token::Word(w) => w.quote_style.is_none(),
+        Token::Number(..) => true,
+        _ => false,
+    };
+    let mut span = span_of(group.get(i)?)?;
+    for t in group[..i].iter().rev().take_while(|t| part(t)) {
+        let before = span_of(t)?;
+        if before.end() != span.offset {
+            break;
+        }
+        span = Span::from_range(before.offset, span.end());
+    }
+    for t in group[i + 1..].iter().take_while(|t| part(t)) {
+        let after = span_of(t)?;
+        if after.offset != span.end() {
+            break;
+        }
+        span = Span::from_range(span.offset, after.end());
+    }
+    Some(span)
 }
 
 fn lexical_error(message: &str, span: Span, dialect: Dialect) -> DdlError {

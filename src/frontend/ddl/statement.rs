@@ -92,7 +92,7 @@ pub(crate) fn statement(cx: &mut Stmt) -> PResult<Statement> {
         || (dialect == Dialect::Hive && cx.cur.at_words(&["create", "external", "table"]))
     {
         create::create_table(cx)?
-    } else if dialect == Dialect::Trino && cx.cur.at_words(&["comment", "on", "column"]) {
+    } else if dialect != Dialect::Hive && cx.cur.at_words(&["comment", "on", "column"]) {
         comment_on_column(cx)?
     } else {
         return Err(unsupported_statement(cx));
@@ -154,7 +154,7 @@ fn sqlparser_message(message: &str) -> String {
     }
 }
 
-/// Trino's `COMMENT ON COLUMN t.c IS 'text' | NULL`: a doc change on a top-level column.
+/// Trino's and Spark's `COMMENT ON COLUMN t.c IS 'text' | NULL`: a doc change on a top-level column.
 fn comment_on_column(cx: &mut Stmt) -> PResult<Statement> {
     cx.cur.eat_words(&["comment", "on", "column"]);
     let start = cx.cur.next_start();
@@ -311,47 +311,33 @@ pub(crate) fn position(cx: &mut Stmt) -> PResult<RawPosition> {
         return Ok(RawPosition::Last(span));
     }
     let start = cx.cur.expect_word("after")?.offset;
+    // Every engine's grammar takes one identifier here: the sibling, never a path to it.
     let sibling = cx.cur.path("a column name")?;
+    if sibling.path.0.len() > 1 {
+        return Err(DdlError::syntax(
+            sibling.span,
+            format!(
+                "{} names the column after `AFTER` alone, not by its path",
+                cx.dialect().title()
+            ),
+        )
+        .with_help(format!("write `AFTER {}`", sibling.path.leaf())));
+    }
     Ok(RawPosition::After {
         sibling,
         clause: cx.cur.since(start),
     })
 }
 
-/// The position of a field whose parent struct is `parent`. `AFTER` names a sibling, either by
-/// its name or by its full path (then its parent must be the same struct).
-pub(crate) fn resolve_position(raw: &RawPosition, parent: &FieldPath) -> PResult<Option<Position>> {
+/// The position a clause gives (none for Trino's `LAST`, where a new column goes anyway).
+pub(crate) fn resolve_position(raw: &RawPosition) -> Option<Position> {
     match raw {
-        RawPosition::First(_) => Ok(Some(Position::First)),
-        RawPosition::Last(_) => Ok(None),
+        RawPosition::First(_) => Some(Position::First),
+        RawPosition::Last(_) => None,
         RawPosition::After { sibling, .. } => {
-            let path = &sibling.path;
-            if path.0.len() > 1 && !same_path(&path.parent(), parent) {
-                let within = if parent.0.is_empty() {
-                    "the table's top-level columns".to_string()
-                } else {
-                    format!("the fields of `{}`", parent.dotted())
-                };
-                return Err(DdlError::new(
-                    DdlErrorKind::Invalid,
-                    sibling.span,
-                    format!(
-                        "`AFTER {}` is not a field of the same struct",
-                        path.dotted()
-                    ),
-                )
-                .with_help(format!(
-                    "a field moves only among its siblings: name one of {within}"
-                )));
-            }
-            Ok(Some(Position::After(path.leaf().to_string())))
+            Some(Position::After(sibling.path.leaf().to_string()))
         }
     }
-}
-
-/// Path equality as Spark resolves names by default: ignoring ASCII case.
-fn same_path(a: &FieldPath, b: &FieldPath) -> bool {
-    a.0.len() == b.0.len() && a.0.iter().zip(&b.0).all(|(x, y)| x.eq_ignore_ascii_case(y))
 }
 
 /// A comma-separated list in optional parentheses (Spark's `ADD COLUMNS (a int, b int)` and

@@ -95,10 +95,20 @@ fn spark_type(cur: &mut Cursor, name: &str, name_span: Span, depth: usize) -> PR
         "tinyint" | "byte" | "smallint" | "short" | "int" | "integer" => primitive(P::Int),
         "bigint" | "long" => primitive(P::Long),
         "float" | "real" => primitive(P::Float),
-        "double" => {
+        // Hive's grammar has `DOUBLE PRECISION`; Spark's has only `DOUBLE`.
+        "double" if hive => {
             cur.eat_word("precision");
             primitive(P::Double)
         }
+        "double" => match cur.eat_word("precision") {
+            Some(span) => Err(DdlError::new(
+                DdlErrorKind::UnknownType,
+                Span::from_range(name_span.offset, span.end()),
+                "Spark has no type `double precision`",
+            )
+            .with_help("write `double`")),
+            None => primitive(P::Double),
+        },
         // Spark and Hive both default a bare `decimal` to decimal(10,0).
         "decimal" | "dec" | "numeric" => {
             decimal(cur, name_span.offset, (10, 0)).map(Type::Primitive)
@@ -113,11 +123,27 @@ fn spark_type(cur: &mut Cursor, name: &str, name_span: Span, depth: usize) -> PR
                 primitive(P::Timestamp)
             }
         }
-        "timestamp" | "timestamp_ltz" => primitive(P::Timestamptz),
-        "timestamp_ntz" if !hive => primitive(P::Timestamp),
-        "string" | "text" => primitive(P::String),
+        "timestamp" | "timestamp_ltz" => {
+            spark_timestamp_precision(cur)?;
+            primitive(P::Timestamptz)
+        }
+        "timestamp_ntz" if !hive => {
+            spark_timestamp_precision(cur)?;
+            primitive(P::Timestamp)
+        }
+        "string" => primitive(P::String),
+        "character" if hive => Err(unknown_type(cur.dialect, name, name_span)),
         "varchar" | "char" | "character" => {
-            optional_length(cur)?;
+            if optional_length(cur)?.is_none() {
+                return Err(DdlError::new(
+                    DdlErrorKind::InvalidType,
+                    name_span,
+                    format!("{} requires a length for `{name}`", cur.dialect.title()),
+                )
+                .with_help(format!(
+                    "write `{name}(n)`, or `string` for text of any length (both are Iceberg's `string`)"
+                )));
+            }
             primitive(P::String)
         }
         "binary" => primitive(P::Binary),
@@ -320,6 +346,22 @@ fn optional_length(cur: &mut Cursor) -> PResult<Option<u64>> {
     cur.expect(&Token::RParen)?;
     Ok(Some(n))
 }
+
+/// Spark's `timestamp(p)`: the parser takes a precision and the engine stores microseconds.
+fn spark_timestamp_precision(cur: &mut Cursor) -> PResult<()> {
+    let start = cur.next_start();
+    match optional_length(cur)? {
+        None | Some(SPARK_TIMESTAMP_PRECISION) => Ok(()),
+        Some(precision) => Err(DdlError::new(
+            DdlErrorKind::InvalidType,
+            cur.since(start),
+            format!("Spark timestamps have precision {SPARK_TIMESTAMP_PRECISION} (microseconds), not {precision}"),
+        )
+        .with_help("write the type without a precision, or with `(6)`")),
+    }
+}
+
+const SPARK_TIMESTAMP_PRECISION: u64 = 6;
 
 /// `[(p [, s])]` after a decimal type name; `start` is where the name began.
 fn decimal(cur: &mut Cursor, start: usize, default: (u64, u64)) -> PResult<PrimitiveType> {
