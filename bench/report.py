@@ -26,6 +26,11 @@ def markdown(results: dict) -> str:
         "Times are wall-clock medians; CPU is user + system time (GNU time, 10 ms resolution), which the machine's "
         "other load distorts least. pyiceberg and pyarrow are timed inside their process, after imports.",
         "",
+        targets_markdown(results["targets"]),
+    ]
+    if "migrations" not in results:
+        return "\n".join(out)
+    out += [
         "**lint / apply** (a migration of N statements, each one schema update; pyiceberg: load the table from a "
         "SqlCatalog, one `update_schema()` commit per statement, timed in-process, one run)",
         "",
@@ -95,4 +100,62 @@ def markdown(results: dict) -> str:
         f"| {lsp['columns']} columns, {lsp['schemas']} schemas | {lsp['median_ms']:.0f} ms | {lsp['p95_ms']:.0f} ms | {lsp['max_ms']:.0f} ms "
         f"| {lsp['burst_ms']:.0f} ms ({'yes' if lsp['burst_published_last_only'] else 'NO'}) | {lsp['hover_during_50mb_ms']:.0f} ms |",
     ]
+    return "\n".join(out) + "\n"
+
+
+TARGETS = {
+    "apply": "`apply` of one ADD COLUMN, {columns} columns, {schemas} schemas ({mb:.2f} MB); pyiceberg: load + `update_schema()` + commit, in-process",
+    "parse": "one-statement `lint` of {mb:.1f} MB of metadata ({schemas} schemas up to {columns} columns, {snapshots:,} Spark snapshots); `orjson.loads` of the file's bytes, in-process",
+    "migration": "`lint` of {statements:,} comment changes on a {columns}-column table",
+    "check": "`check` of a pull request touching 1 of {tables:,} tables; `git status --porcelain` in the same repository",
+}
+
+
+def verdict(row: dict) -> tuple[str, str, bool]:
+    """(the target, what was measured against it, whether it is met)."""
+    name = row["name"]
+    if name == "apply":
+        times = row["theirs_s"] / row["seconds"]
+        return ">= 200x pyiceberg", f"{times:.0f}x", times >= 200
+    if name == "parse":
+        times = row["theirs_s"] / row["seconds"]
+        memory = row["rss_mb"] / (row["units"] / 1_000_000)
+        return ">= 1.0x orjson, peak RSS <= 2x the file", f"{times:.2f}x, peak RSS {memory:.1f}x the file", times >= 1.0 and memory <= 2
+    if name == "migration":
+        growth = linearity(row)
+        shown = f"{seconds(row['seconds'])}, per statement {growth:.2f}x that of {row['short_units']:,}" if growth else seconds(row["seconds"])
+        return "< 1 s, linear", shown, row["seconds"] < 1 and (growth is None or growth <= 1.25)
+    times = row["seconds"] / row["theirs_s"]
+    return "<= 0.3x git status", f"{times:.2f}x", times <= 0.3
+
+
+def linearity(row: dict) -> float | None:
+    """Instructions per statement of the long run over those of the short one (1.0: linear)."""
+    if "short_instructions" not in row:
+        return None
+    return (row["instructions"] / row["units"]) / (row["short_instructions"] / row["short_units"])
+
+
+def instructions(row: dict) -> str:
+    if "instructions" not in row:
+        return "—"
+    per = row["instructions"] / row["units"]
+    return f"{row['instructions'] / 1e6:,.0f} M ({per:,.0f} per {row['unit']})"
+
+
+def targets_markdown(rows: list[dict]) -> str:
+    out = [
+        "**targets** (fieldgate's whole process under GNU time; instructions: callgrind, fieldgate's whole process)",
+        "",
+        "| work | fieldgate wall (CPU) | fieldgate instructions | fieldgate peak RSS | yardstick | yardstick peak RSS | target | measured | met |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | --- | --- | --- |",
+    ]
+    for row in rows:
+        work = TARGETS[row["name"]].format(mb=row["units"] / 1_000_000, **row)
+        target, measured, met = verdict(row)
+        theirs = f"{seconds(row['theirs_s'])} | {row['theirs_rss_mb']:.0f} MB" if "theirs_s" in row else "— | —"
+        out.append(
+            f"| {work} | {seconds(row['seconds'])} ({row['cpu_s']:.2f} s) | {instructions(row)} | {row['rss_mb']:.0f} MB "
+            f"| {theirs} | {target} | {measured} | {'yes' if met else 'no'} |"
+        )
     return "\n".join(out) + "\n"

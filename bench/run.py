@@ -23,7 +23,8 @@ import pyarrow.parquet as pq
 import lake
 import lsp_latency
 import measure
-from report import markdown
+import targets
+from report import markdown, targets_markdown
 
 HERE = Path(__file__).resolve().parent
 PYTHON = sys.executable
@@ -277,6 +278,8 @@ def main() -> None:
     parser.add_argument("--bin", required=True, help="the fieldgate binary (a release build for real numbers)")
     parser.add_argument("--work", required=True, type=Path, help="where the lake is generated (emptied first)")
     parser.add_argument("--repeat", type=int, help="runs per measurement (median wall, max RSS)")
+    parser.add_argument("--targets", action="store_true", help="measure only the four targets (see the README)")
+    parser.add_argument("--no-instructions", action="store_true", help="skip the callgrind counts (bench/guard.py makes them)")
     args = parser.parse_args()
     scale = SCALES["quick" if args.quick else "full"]
     repeat = args.repeat or scale["repeat"]
@@ -292,6 +295,11 @@ def main() -> None:
         "commit": commit,
         "before": conditions(),
     }
+    print("targets", file=sys.stderr)
+    results["targets"] = [targets.measure_case(case, repeat, not args.no_instructions) for case in targets.cases(binary, work, PYTHON, results["scale"])]
+    if args.targets:
+        finish(work, results)
+        return
     print("generating tables", file=sys.stderr)
     tables = build_tables(work, scale)
     print("lint / apply", file=sys.stderr)
@@ -305,6 +313,10 @@ def main() -> None:
     columns, schemas, edits = scale["lsp"]
     print(f"lsp latency on {columns} columns, {schemas} schemas", file=sys.stderr)
     results["lsp"] = lsp_latency.measure(binary, work, columns, schemas, edits)
+    finish(work, results)
+
+
+def finish(work: Path, results: dict) -> None:
     results["after"] = conditions()
     (work / "results.json").write_text(json.dumps(results, indent=2))
     text = markdown(results)

@@ -9,7 +9,7 @@ use crate::evolve::{Evolution, TooLarge, evolve};
 use crate::finding::{Finding, Severity};
 use crate::iceberg::metadata::TableMetadata;
 use crate::proposal::{MetadataProposal, Note, Proposal};
-use crate::rules::catalogue::catalogue;
+use crate::rules::catalogue::default_severity;
 use crate::rules::context::Anchors;
 use crate::rules::{self, Compatibility, Context, FileHistory, History, Mapping, RuleOptions};
 use crate::suppress::{self, Suppressed, Suppression, unix_days_from_date};
@@ -47,7 +47,7 @@ impl Settings {
         if let Some(configured) = self.severities.get(rule) {
             return *configured;
         }
-        let default = catalogue().ok()?.iter().find(|d| d.name == rule)?.severity;
+        let default = default_severity(rule)?;
         if rule == "reader-cache-refresh" && self.compatibility.forward {
             return default.map(|s| s.max(Severity::Warning));
         }

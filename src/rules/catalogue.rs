@@ -91,6 +91,17 @@ pub fn catalogue() -> Result<&'static [RuleDoc], String> {
         .map_err(Clone::clone)
 }
 
+/// A rule's default severity, read from the `severity:` line of its file alone. Every judgement
+/// needs every rule's default, and parsing the whole catalogue (its explanations and examples)
+/// for them cost more than judging a small table; a test checks this reading against the full
+/// parse of every file.
+pub fn default_severity(name: &str) -> Option<Option<Severity>> {
+    let (_, text) = FILES.iter().find(|(file, _)| *file == name)?;
+    text.lines()
+        .find_map(|line| line.strip_prefix("severity:"))
+        .and_then(|value| parse_severity(value.trim()))
+}
+
 pub fn doc(name: &str) -> Option<&'static RuleDoc> {
     catalogue().ok()?.iter().find(|d| d.name == name)
 }
@@ -199,6 +210,19 @@ mod tests {
                 "{file}: give `fail-schema`/`pass-schema` examples, or say in `schema-examples-note` why a schema file cannot show the rule"
             );
         }
+    }
+
+    #[test]
+    fn default_severity_is_the_parsed_files() {
+        for doc in catalogue().unwrap() {
+            assert_eq!(
+                default_severity(&doc.name),
+                Some(doc.severity),
+                "{}",
+                doc.name
+            );
+        }
+        assert_eq!(default_severity("no-such-rule"), None);
     }
 
     #[test]
