@@ -130,16 +130,13 @@ pub fn gate(args: &CheckArgs, fail_on: Severity) -> Result<Gated, Failure> {
             path,
             dialect,
         };
-        if let Some((mut judgement, settings)) = at.judge(items, now)? {
-            at.live_drift(args.live, &mut catalogs, &settings, &mut judgement)?;
-            locate_related(&mut judgement);
-            verification::run(&mut judgement, &settings, fail_on, |_| {
-                let sample = table.sample.as_ref();
-                sample
-                    .map(|s| verification::listed(s, &table.source, &config_dir, &root, &root))
-                    .transpose()
-            })?;
-            judged.push((judgement, settings));
+        let checks = LaterChecks {
+            live: args.live,
+            fail_on,
+            config_dir: &config_dir,
+        };
+        if let Some(table_judged) = at.judge_and_check(items, now, &checks, &mut catalogs)? {
+            judged.push(table_judged);
         }
     }
 
@@ -199,7 +196,38 @@ struct TableAt<'a> {
     dialect: Dialect,
 }
 
+/// What a judged table goes through after its rules: `check --live`'s drift and verification.
+struct LaterChecks<'a> {
+    live: bool,
+    fail_on: Severity,
+    config_dir: &'a Path,
+}
+
 impl TableAt<'_> {
+    fn judge_and_check(
+        &self,
+        items: &[Item],
+        now: i64,
+        checks: &LaterChecks,
+        catalogs: &mut Catalogs,
+    ) -> Result<Option<(Judgement, Settings)>, Failure> {
+        let Some((mut judgement, settings)) = self.judge(items, now)? else {
+            return Ok(None);
+        };
+        self.live_drift(checks.live, catalogs, &settings, &mut judgement)?;
+        locate_related(&mut judgement);
+        let table = self.table;
+        verification::run(&mut judgement, &settings, checks.fail_on, |_| {
+            let sample = table.sample.as_ref();
+            sample
+                .map(|s| {
+                    verification::listed(s, &table.source, checks.config_dir, self.root, self.root)
+                })
+                .transpose()
+        })?;
+        Ok(Some((judgement, settings)))
+    }
+
     /// Under `check --live`, a table with a `catalog:` gets the `live-drift` finding, if any,
     /// unless its settings turn the rule off.
     fn live_drift(
