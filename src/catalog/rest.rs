@@ -534,6 +534,7 @@ mod tests {
             auth: Auth::Bearer("sekrit-token".into()),
             headers: Vec::new(),
             redactor,
+            storage: Vec::new(),
             retries: 2,
             backoff: Duration::from_millis(1),
         }
