@@ -17,13 +17,14 @@ use crate::evolve::new_table::render_new_table;
 use crate::failure::Failure;
 use crate::finding::Severity;
 use crate::frontend::schema_file::fill_ids;
+use crate::iceberg::metadata::TableMetadata;
 use crate::iceberg::metadata::patch;
 use crate::iceberg::metadata_file::{COMPRESSION_PROPERTY, Codec};
 use crate::iceberg::metadata_log::log_previous_file;
 use crate::judge::Settings;
 use crate::proposal::Proposal;
 use crate::repo::atomic::write_atomically;
-use crate::repo::location::HadoopTable;
+use crate::repo::location::{HadoopTable, TableLocation};
 use crate::session::input::ReadProposal;
 use crate::session::now_ms;
 use crate::session::plan::settings::Resolved;
@@ -83,15 +84,7 @@ pub fn run(args: &ApplyArgs, out: &mut dyn Write) -> Result<bool, Failure> {
                 text = log_previous_file(&text, &base.source.text, &previous)
                     .map_err(Failure::Message)?;
             }
-            // As every Java catalog commits: the new metadata's own codec property names the
-            // next file's codec, and a codec Java does not know fails the commit.
-            let codec = Codec::of_property(new_metadata.property(COMPRESSION_PROPERTY))
-                .map_err(|e| Failure::Message(format!("{e}; nothing was written")))?;
-            let target = match (&args.output, &base.location.hadoop) {
-                (Some(output), _) => output.clone(),
-                (None, Some(hadoop)) => hadoop.next_file(codec),
-                (None, None) => base.location.metadata_file.clone(),
-            };
+            let target = target_file(args.output.as_deref(), &base.location, new_metadata)?;
             Some((refuse_what_java_refuses(text)?, target))
         }
         // A new table, or one a schema file describes: complete metadata, to -o only.
@@ -164,6 +157,23 @@ fn refuse_what_java_refuses(text: String) -> Result<String, Failure> {
             "the metadata to write is not valid Iceberg metadata ({e}); nothing was written"
         ))),
     }
+}
+
+/// Where the new metadata of a table at `location` goes: `-o OUT`, the next version of a table
+/// directory, else over the metadata file. As every Java catalog commits, the new metadata's own
+/// codec property names the next version's codec, and a codec Java does not know fails it.
+fn target_file(
+    output: Option<&Path>,
+    location: &TableLocation,
+    new_metadata: &TableMetadata,
+) -> Result<PathBuf, Failure> {
+    let codec = Codec::of_property(new_metadata.property(COMPRESSION_PROPERTY))
+        .map_err(|e| Failure::Message(format!("{e}; nothing was written")))?;
+    Ok(match (output, &location.hadoop) {
+        (Some(output), _) => output.to_path_buf(),
+        (None, Some(hadoop)) => hadoop.next_file(codec),
+        (None, None) => location.metadata_file.clone(),
+    })
 }
 
 /// The bytes of `text` as a metadata file named `target` holds it: gzip-compressed when the
