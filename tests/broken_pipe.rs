@@ -53,8 +53,13 @@ fn the_catalogue_commands_end_quietly() {
 #[test]
 fn a_report_keeps_its_verdict() {
     let bad = "examples/lake/bad/dim_users_status_again.sql";
-    for format in ["human", "json", "sarif", "junit", "markdown", "github", "gitlab"] {
-        assert_quiet(&["lint", bad, "--metadata", DIM_USERS, "--format", format], 1);
+    for format in [
+        "human", "json", "sarif", "junit", "markdown", "github", "gitlab",
+    ] {
+        assert_quiet(
+            &["lint", bad, "--metadata", DIM_USERS, "--format", format],
+            1,
+        );
     }
     let good = "examples/lake/migrations/dim_users/0001_add_vip_level.sql";
     assert_quiet(&["lint", good, "--metadata", DIM_USERS], 0);
@@ -66,10 +71,21 @@ fn apply_and_verify_end_quietly() {
     let written = out.path().join("dim_users.metadata.json");
     let written = written.to_str().expect("a UTF-8 path");
     let migration = "examples/lake/migrations/dim_users/0001_add_vip_level.sql";
-    assert_quiet(&["apply", migration, "--metadata", DIM_USERS, "-o", written], 0);
+    assert_quiet(
+        &["apply", migration, "--metadata", DIM_USERS, "-o", written],
+        0,
+    );
     for format in ["human", "json"] {
         assert_quiet(
-            &["verify", "--metadata", DIM_USERS, "--sample", "2", "--format", format],
+            &[
+                "verify",
+                "--metadata",
+                DIM_USERS,
+                "--sample",
+                "2",
+                "--format",
+                format,
+            ],
             0,
         );
     }

@@ -123,6 +123,5 @@ pub const LSP: &str = "Examples:\n  \
      2  the server could not run, or the connection to the editor failed";
 
 /// The usage line clap would write hides that `--sample N` stands in for the files.
-pub const VERIFY_USAGE: &str =
-    "fieldgate verify --metadata <PATH> [OPTIONS] <PARQUET>...\n       \
+pub const VERIFY_USAGE: &str = "fieldgate verify --metadata <PATH> [OPTIONS] <PARQUET>...\n       \
      fieldgate verify --metadata <PATH> [OPTIONS] --sample <N>";
