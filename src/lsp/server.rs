@@ -202,6 +202,23 @@ fn with_data(given: &[Diagnostic], published: &[Diagnostic]) -> Vec<Diagnostic> 
         .collect()
 }
 
+/// A closed file's findings are no longer the editor's to show (a judgement still running for
+/// it is dropped: the document is gone). The others now read it from disk.
+fn close(uri: Url, shared: &Shared, client: &Sender<Message>) {
+    let closed = {
+        let mut docs = shared.docs();
+        docs.published.remove(&uri);
+        docs.tables.remove(&uri);
+        docs.open.remove(&uri)
+    };
+    let cleared = PublishDiagnosticsParams::new(uri, Vec::new(), None);
+    let notification = Notification::new(PublishDiagnostics::METHOD.into(), cleared);
+    let _ = client.send(notification.into());
+    if closed.is_some() {
+        shared.schedule_all();
+    }
+}
+
 fn notified(
     notification: Notification,
     shared: &Shared,
@@ -245,21 +262,7 @@ fn notified(
         }
         DidCloseTextDocument::METHOD => {
             let p: DidCloseTextDocumentParams = params(notification.params)?;
-            let uri = p.text_document.uri;
-            let closed = {
-                let mut docs = shared.docs();
-                docs.published.remove(&uri);
-                docs.tables.remove(&uri);
-                docs.open.remove(&uri)
-            };
-            // A closed file's findings are no longer the editor's to show (a judgement still
-            // running for it is dropped: the document is gone). The others now read it from disk.
-            let cleared = PublishDiagnosticsParams::new(uri, Vec::new(), None);
-            let notification = Notification::new(PublishDiagnostics::METHOD.into(), cleared);
-            let _ = client.send(notification.into());
-            if closed.is_some() {
-                shared.schedule_all();
-            }
+            close(p.text_document.uri, shared, client);
         }
         // A saved file is what the other open documents read when it is not open.
         DidSaveTextDocument::METHOD => shared.schedule_all(),
