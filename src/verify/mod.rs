@@ -12,6 +12,7 @@
 //! findings.
 
 pub mod avro;
+pub mod budget;
 pub mod counting;
 pub mod deletes;
 pub mod error;
@@ -24,4 +25,5 @@ pub mod read;
 pub mod report;
 pub mod resolve;
 pub mod sample;
+pub mod thrift;
 pub mod values;

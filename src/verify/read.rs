@@ -22,6 +22,7 @@ use serde_json::{Map, Value};
 
 use crate::iceberg::name_mapping::NameMapping;
 use crate::iceberg::schema::Field;
+use crate::verify::budget::RunBudget;
 use crate::verify::counting::CountingFile;
 use crate::verify::deletes::Deletes;
 use crate::verify::error::{VerifyError, no_panic};
@@ -118,6 +119,8 @@ pub struct Request<'a> {
     /// What the file's manifest entry says of identity-partition source fields.
     pub partition: &'a PartitionValues,
     pub deletes: &'a Deletes,
+    /// What is left of the run's Parquet budget.
+    pub budget: &'a RunBudget,
 }
 
 pub fn verify_file(
@@ -131,6 +134,16 @@ pub fn verify_file(
         let handle = File::open(request.local)
             .map_err(|e| at(format!("cannot open `{}`: {e}", request.local.display())))?;
         CountingFile::new(handle).map_err(|e| at(format!("cannot read: {e}")))
+    };
+    let mut raw = File::open(request.local)
+        .map_err(|e| at(format!("cannot open `{}`: {e}", request.local.display())))?;
+    request.budget.check_footer(&path, &mut raw)?;
+    // Page headers are measured through their own handle, so what the report says was read
+    // stays what the reader read.
+    let guard = |leaves: &[usize], charge: bool, meta: &ParquetMetaData| {
+        request
+            .budget
+            .check_pages(&path, &raw, meta, leaves, charge)
     };
     let file = open()?;
     let options = ArrowReaderOptions::new()
@@ -147,6 +160,7 @@ pub fn verify_file(
             .with_help("the footer is corrupt: no reader can locate this column's data")
     })?;
     file.set_chunks(metadata.metadata());
+    let expected_rows = request.budget.take_rows(&path, metadata.metadata())?;
 
     let descr = metadata.parquet_schema();
     let file_schema = FileSchema::from_parquet(descr, table.name_mapping);
@@ -176,9 +190,10 @@ pub fn verify_file(
                 .into(),
         );
         sink.resolved(&report).map_err(&at)?;
-        report.rows = metadata.metadata().file_metadata().num_rows().max(0) as u64;
+        report.rows = expected_rows;
         let none = vec![ById::default(); table.fields.len()];
-        let (positional, bytes) = positional(table, &file_schema, &none, &metadata, open()?, &at)?;
+        let (positional, bytes) =
+            positional(table, &file_schema, &none, &metadata, open()?, &at, &guard)?;
         report.positional = positional;
         report.positional_bytes_read = bytes;
         report.bytes_read = file.bytes_read();
@@ -231,6 +246,11 @@ pub fn verify_file(
         let columns = projector.project(batch)?;
         let first = scanned;
         scanned += batch.num_rows() as u64;
+        if scanned > expected_rows {
+            return Err(format!(
+                "the column chunks hold more rows than the {expected_rows} the footer promises"
+            ));
+        }
         for row in 0..batch.num_rows() {
             if deleted.contains(&(first + row as u64)) {
                 report.rows_deleted += 1;
@@ -253,11 +273,13 @@ pub fn verify_file(
         }
         Ok(())
     };
-    let expected_rows = meta.file_metadata().num_rows();
+    let leaves: Vec<usize> = resolution.leaves.iter().copied().collect();
+    guard(&leaves, true, meta)?;
     let read = no_panic(|| {
-        if resolution.leaves.is_empty() {
-            // Nothing to read: every column is filled; rows come from the footer's count.
-            let mut left = usize::try_from(expected_rows.max(0)).unwrap_or(usize::MAX);
+        if leaves.is_empty() {
+            // Nothing to read: every column is filled; rows come from the footer's count, which
+            // the run's budget bounds.
+            let mut left = usize::try_from(expected_rows).unwrap_or(usize::MAX);
             while left > 0 {
                 let n = left.min(BATCH_ROWS);
                 let options = arrow_array::RecordBatchOptions::new().with_row_count(Some(n));
@@ -296,7 +318,7 @@ pub fn verify_file(
             open,
         ));
     }
-    if i64::try_from(scanned).ok() != Some(expected_rows) {
+    if scanned != expected_rows {
         return Err(at(format!(
             "the footer promises {expected_rows} rows, the column chunks held {scanned}"
         )));
@@ -316,7 +338,8 @@ pub fn verify_file(
             },
         })
         .collect();
-    let (positional, bytes) = positional(table, &file_schema, &by_id, &metadata, open()?, &at)?;
+    let (positional, bytes) =
+        positional(table, &file_schema, &by_id, &metadata, open()?, &at, &guard)?;
     report.positional = positional;
     report.positional_bytes_read = bytes;
     sink.finished(&report).map_err(&at)?;
@@ -418,6 +441,7 @@ fn positional(
     metadata: &ArrowReaderMetadata,
     file: CountingFile,
     at: &impl Fn(String) -> VerifyError,
+    guard: &impl Fn(&[usize], bool, &ParquetMetaData) -> Result<(), VerifyError>,
 ) -> Result<(Vec<Positional>, u64), VerifyError> {
     let columns = &file_schema.columns;
     let mut out: Vec<Positional> = Vec::new();
@@ -446,6 +470,13 @@ fn positional(
     if roots.is_empty() {
         return Ok((out, 0));
     }
+    let leaves: Vec<usize> = roots
+        .iter()
+        .filter_map(|r| columns.get(*r))
+        .flat_map(|c| c.leaves.clone())
+        .collect();
+    // A few rows only: each page is bounded, the run's totals are not charged.
+    guard(&leaves, false, metadata.metadata())?;
     let descr = metadata.parquet_schema();
     let sample = no_panic(|| {
         let reader =
@@ -518,6 +549,7 @@ mod tests {
             rows: Some(1),
             partition: &PartitionValues::new(),
             deletes: &Deletes::default(),
+            budget: &RunBudget::new(Default::default()),
         };
         let mut rows = Rows(Vec::new());
         let report = verify_file(&view, &request, &mut rows).unwrap();
