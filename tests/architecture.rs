@@ -37,7 +37,6 @@ const OVER_SIXTY: usize = 64;
 
 /// Files over [`FILE_LIMIT`] lines of non-test code today.
 const LONG_FILES: &[(&str, usize)] = &[
-    ("src/evolve.rs", 1161),
     ("src/frontend/schema_file/diff.rs", 1110),
     ("src/frontend/schema_file/read.rs", 1065),
     ("src/repo/config.rs", 709),

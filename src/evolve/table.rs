@@ -3,10 +3,10 @@
 //! judged), and statements with no effect on the table's metadata, which are recorded so the
 //! report can list them.
 
+use crate::change::{Applied, AppliedKind, Problem, ProblemKind};
 use crate::change::{Change, ChangeKind, PartitionTerm};
 use crate::evolve::partition::{SpecUpdate, commit_spec, describe};
 use crate::evolve::sort;
-use crate::evolve::{Applied, AppliedKind, Problem, ProblemKind};
 use crate::iceberg::metadata::{MAX_FORMAT_VERSION, TableMetadata};
 use crate::iceberg::name_mapping::{MappedField, NAME_MAPPING_PROPERTY, NameMapping};
 use crate::iceberg::schema::Schema;

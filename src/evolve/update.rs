@@ -1,192 +1,30 @@
-//! Applies statements of `Change`s to a table and assigns new field ids exactly as Iceberg Java
-//! (`SchemaUpdate` + `AssignFreshIds`) and PyIceberg (`UpdateSchema` + `_SetFreshIDs`) do:
-//! ids continue from `last-column-id + 1`; an added column takes its id first, then its nested
-//! type is numbered breadth-first per struct (all direct children, then each child's subtree;
-//! a list's element then its subtree; a map's key id, value id, then key subtree, value subtree).
-//! iceberg-rust numbers depth-first and is deliberately not followed.
-//!
-//! Each statement is one schema update, as one `ALTER TABLE` is one commit in an engine: it
-//! yields a new schema (or reuses the id of an identical earlier one), `last-column-id` never goes
-//! down, and the name mapping, when the table has one, follows renames and adds.
+//! One schema update: the working copy of the current schema a statement's column changes are
+//! applied to, one change at a time, each checked as Java's `SchemaUpdate` checks it.
 
 use crate::change::{
-    Applied, AppliedKind, Assigned, Change, ChangeKind, FieldPath, NewField, Origin, Position,
-    Problem, ProblemKind,
+    Applied, AppliedKind, Assigned, Change, ChangeKind, FieldPath, NewField, Position, Problem,
+    ProblemKind,
 };
 use crate::iceberg::metadata::TableMetadata;
 use crate::iceberg::names::same_name;
 use crate::iceberg::schema::{Field, FieldInfo, MemberKind, Schema, member_by_id};
-use crate::iceberg::types::{FieldId, MAX_USER_FIELD_ID, PrimitiveType, StructType, Type};
-use crate::suggest::closest;
+use crate::iceberg::types::{FieldId, MAX_USER_FIELD_ID, PrimitiveType, Type};
 
-pub mod new_table;
-mod partition;
-mod schemas;
-mod sort;
-mod table;
-use schemas::SchemaLog;
-
-#[derive(Debug, Clone)]
-pub struct Evolution {
-    pub metadata: TableMetadata,
-    pub assigned: Vec<Assigned>,
-    pub applied: Vec<Applied>,
-    pub problems: Vec<Problem>,
-    /// Set when the migration would write more than [`MAX_WRITTEN_MEMBERS`]; evolution stopped
-    /// at that statement, so the rest of this value is incomplete and must not be used.
-    pub too_large: Option<TooLarge>,
-}
-
-/// The most members (fields, list elements, map keys and values) the schemas one proposal
-/// appends may hold in all, about 200 MB of metadata JSON. Every statement is one schema update
-/// and so one more copy of the whole schema in the metadata file, which readers load to plan
-/// every query: far below this the file is already a burden, and without a bound a long
-/// migration of adds grows quadratically until memory runs out.
-pub const MAX_WRITTEN_MEMBERS: usize = 2_500_000;
-
-/// A proposal whose schemas would exceed [`MAX_WRITTEN_MEMBERS`], at the statement that
-/// crosses it.
-#[derive(Debug, Clone)]
-pub struct TooLarge {
-    pub origin: Origin,
-    /// 1-based, among `statements`.
-    pub statement: usize,
-    pub statements: usize,
-    pub members: usize,
-}
-
-impl TooLarge {
-    pub fn message(&self) -> String {
-        format!(
-            "each statement is one schema update, which writes the whole schema again: by statement {} of {}, the new schemas hold {} fields, more than the {} a metadata file can reasonably carry",
-            self.statement, self.statements, self.members, MAX_WRITTEN_MEMBERS
-        )
-    }
-
-    pub fn help(&self) -> String {
-        "make fewer schema updates: one statement can carry many changes (`ALTER TABLE t ADD COLUMNS (a int, b string)`, or one schema file), and each is one schema in the metadata".into()
-    }
-}
-
-/// Applies each statement's changes, in order, as one schema update each. Problems are
-/// collected; a change with a problem is skipped so later ones are still checked.
-pub fn evolve<'c>(
-    base: &TableMetadata,
-    statements: impl IntoIterator<Item = &'c [Change]>,
-) -> Evolution {
-    let statements: Vec<&[Change]> = statements.into_iter().collect();
-    let mut metadata = base.clone();
-    let mut log = SchemaLog::of(&metadata);
-    let mut assigned = Vec::new();
-    let mut applied = Vec::new();
-    let mut problems = Vec::new();
-    let mut too_large = None;
-    for (statement, changes) in statements.iter().enumerate() {
-        let mut update = Update::new(&metadata, log.current(&metadata));
-        for change in *changes {
-            let outcome = if table::is_table_change(change) {
-                let schema = log.current(&metadata).clone();
-                let outcome = table::apply_table_change(&mut metadata, &schema, change);
-                update.mapping = metadata.name_mapping.clone();
-                outcome
-            } else {
-                update.apply(change)
-            };
-            match outcome {
-                Ok(mut record) => {
-                    if let Some(id) = record.field_id {
-                        record.after = member_by_id(&update.fields, id);
-                    }
-                    record.origin = Some(change.origin.clone());
-                    record.statement = statement;
-                    applied.push(record);
-                }
-                Err(problem) => problems.push(*problem),
-            }
-        }
-        assigned.append(&mut update.assigned);
-        update.commit(&mut metadata, &mut log);
-        if log.written > MAX_WRITTEN_MEMBERS
-            && let Some(first) = changes.first()
-        {
-            too_large = Some(TooLarge {
-                origin: first.origin.clone(),
-                statement: statement + 1,
-                statements: statements.len(),
-                members: log.written,
-            });
-            break;
-        }
-    }
-    Evolution {
-        metadata,
-        assigned,
-        applied,
-        problems,
-        too_large,
-    }
-}
-
-/// Fresh ids for a whole new schema (CREATE TABLE): top-level fields from 1, then each nested
-/// type, in the same order as any added column. Returns the highest id used.
-pub fn assign_fresh_schema_ids(fields: &mut [Field]) -> FieldId {
-    let mut next = 1;
-    let mut counter = || {
-        let id = next;
-        next += 1;
-        id
-    };
-    for field in fields.iter_mut() {
-        field.id = counter();
-    }
-    for field in fields.iter_mut() {
-        assign_fresh_ids(&mut field.field_type, &mut counter);
-    }
-    next - 1
-}
-
-fn assign_fresh_ids(field_type: &mut Type, next: &mut impl FnMut() -> FieldId) {
-    match field_type {
-        Type::Primitive(_) => {}
-        Type::Struct(s) => {
-            for field in s.fields.iter_mut() {
-                field.id = next();
-            }
-            for field in s.fields.iter_mut() {
-                assign_fresh_ids(&mut field.field_type, next);
-            }
-        }
-        Type::List(l) => {
-            l.element_id = next();
-            assign_fresh_ids(&mut l.element, next);
-        }
-        Type::Map(m) => {
-            m.key_id = next();
-            m.value_id = next();
-            assign_fresh_ids(&mut m.key, next);
-            assign_fresh_ids(&mut m.value, next);
-        }
-    }
-}
-
-/// Turns a field as written in DDL into a schema field with placeholder ids.
-pub fn field_from_new(new: &NewField) -> Field {
-    Field {
-        doc: new.doc.clone(),
-        ..Field::new(0, new.name.clone(), new.required, new.field_type.clone())
-    }
-}
+use super::ids::{assign_fresh_ids, field_from_new};
+use super::members::{Member, join, parent_path};
+use super::problems::{invalid, invalid_at, nested};
+use super::schemas::SchemaLog;
 
 /// One schema update in progress: a working copy of the current schema.
-struct Update {
-    fields: Vec<Field>,
-    identifiers: Vec<FieldId>,
-    last_column_id: FieldId,
-    mapping: Option<crate::iceberg::name_mapping::NameMapping>,
-    assigned: Vec<Assigned>,
+pub(super) struct Update {
+    pub(super) fields: Vec<Field>,
+    pub(super) identifiers: Vec<FieldId>,
+    pub(super) last_column_id: FieldId,
+    pub(super) mapping: Option<crate::iceberg::name_mapping::NameMapping>,
+    pub(super) assigned: Vec<Assigned>,
 }
 
-type Outcome = Result<Applied, Box<Problem>>;
+pub(super) type Outcome = Result<Applied, Box<Problem>>;
 
 fn record(
     kind: AppliedKind,
@@ -201,7 +39,7 @@ fn record(
 }
 
 impl Update {
-    fn new(metadata: &TableMetadata, current: &Schema) -> Update {
+    pub(super) fn new(metadata: &TableMetadata, current: &Schema) -> Update {
         Update {
             fields: current.fields.clone(),
             identifiers: current.identifier_field_ids.clone(),
@@ -211,7 +49,7 @@ impl Update {
         }
     }
 
-    fn schema(&self) -> Schema {
+    pub(super) fn schema(&self) -> Schema {
         Schema {
             schema_id: -1,
             identifier_field_ids: self.identifiers.clone(),
@@ -219,7 +57,7 @@ impl Update {
         }
     }
 
-    fn commit(self, metadata: &mut TableMetadata, log: &mut SchemaLog) {
+    pub(super) fn commit(self, metadata: &mut TableMetadata, log: &mut SchemaLog) {
         let mut schema = Schema {
             schema_id: -1,
             identifier_field_ids: self.identifiers,
@@ -237,7 +75,7 @@ impl Update {
         log.commit(metadata, schema);
     }
 
-    fn apply(&mut self, change: &Change) -> Outcome {
+    pub(super) fn apply(&mut self, change: &Change) -> Outcome {
         self.refuse_map_key_changes(change)?;
         match &change.kind {
             ChangeKind::AddField {
@@ -616,471 +454,6 @@ impl Update {
         applied.implicit_identifier_drops = removed;
         Ok(applied)
     }
-
-    /// Map keys are immutable in Iceberg (Java: "Cannot alter map keys"): a change to a key or to
-    /// anything inside one is refused, whatever the change.
-    fn refuse_map_key_changes(&self, change: &Change) -> Result<(), Box<Problem>> {
-        let Some(path) = change.path() else {
-            return Ok(());
-        };
-        if path.0.is_empty() {
-            return Ok(());
-        }
-        let Ok(target) = self.resolve(change, path) else {
-            return Ok(());
-        };
-        let mut current = Some(target.clone());
-        while let Some(info) = current {
-            if info.kind == MemberKind::MapKey {
-                let place = if info.id == target.id {
-                    "the key"
-                } else {
-                    "inside the key"
-                };
-                let message = format!(
-                    "Cannot alter map keys: `{}` is {place} of map `{}`",
-                    target.path,
-                    parent_path(&info.path)
-                );
-                return Err(nested(change, &target, message));
-            }
-            current = info.parent_id.and_then(|id| member_by_id(&self.fields, id));
-        }
-        Ok(())
-    }
-
-    /// Java's `Schema.validateIdentifierField` rules.
-    fn check_identifier(&self, change: &Change, target: &FieldInfo) -> Result<(), Box<Problem>> {
-        let name = &target.path;
-        let reason = match &target.field_type {
-            Type::Primitive(PrimitiveType::Float | PrimitiveType::Double) => {
-                Some("must not be float or double field".to_string())
-            }
-            t if t.is_nested() => Some("not a primitive type field".to_string()),
-            _ if !target.required => Some("not a required field".to_string()),
-            _ => None,
-        };
-        let mut reason = reason;
-        let index = self.schema().index_by_id();
-        let mut parent = target.parent_id;
-        while reason.is_none()
-            && let Some(id) = parent
-            && let Some(info) = index.get(&id)
-        {
-            if matches!(info.field_type, Type::List(_) | Type::Map(_)) {
-                reason = Some(format!("must not be nested in {}", info.path));
-            } else if !info.required {
-                reason = Some(format!(
-                    "must not be nested in an optional field {}",
-                    info.path
-                ));
-            }
-            parent = info.parent_id;
-        }
-        match reason {
-            Some(reason) => Err(invalid(
-                change,
-                target,
-                format!("Cannot add field {name} as an identifier field: {reason}"),
-            )),
-            None => Ok(()),
-        }
-    }
-
-    fn position_index(
-        &self,
-        change: &Change,
-        siblings: &[&Field],
-        name: &str,
-        position: &Position,
-    ) -> Result<usize, Box<Problem>> {
-        let reference = match position {
-            Position::First => return Ok(0),
-            Position::After(r) | Position::Before(r) => r,
-        };
-        let word = if matches!(position, Position::After(_)) {
-            "after"
-        } else {
-            "before"
-        };
-        if same_name(reference, name) {
-            return Err(invalid_at(
-                change,
-                format!("Cannot move {name} {word} itself"),
-            ));
-        }
-        // Exact first, then as Spark's resolver matches (`AFTER NAME` on a column `name`).
-        let found = siblings
-            .iter()
-            .position(|f| f.name == *reference)
-            .or_else(|| siblings.iter().position(|f| same_name(&f.name, reference)));
-        match found {
-            Some(i) if matches!(position, Position::After(_)) => Ok(i + 1),
-            Some(i) => Ok(i),
-            None => Err(Box::new(Problem {
-                kind: ProblemKind::UnknownField {
-                    path: reference.clone(),
-                    suggestion: closest(reference, siblings.iter().map(|f| f.name.as_str())),
-                },
-                message: format!("Cannot move {name} {word} missing column: {reference}"),
-                help: Some("the reference column must be a sibling in the same struct".into()),
-                origin: change.origin.clone(),
-                field_id: None,
-                path: Some(reference.clone()),
-            })),
-        }
-    }
-
-    /// The struct that receives fields added "to" `target`: itself, its list element or its map value.
-    fn struct_container(
-        &self,
-        change: &Change,
-        target: &FieldInfo,
-    ) -> Result<(FieldId, String), Box<Problem>> {
-        if target.kind == MemberKind::MapKey {
-            return Err(nested(
-                change,
-                target,
-                format!("Cannot add fields to map keys: {}", target.path),
-            ));
-        }
-        match &target.field_type {
-            Type::Struct(_) => Ok((target.id, target.path.clone())),
-            Type::List(l) if matches!(*l.element, Type::Struct(_)) => {
-                Ok((l.element_id, format!("{}.element", target.path)))
-            }
-            Type::Map(m) if matches!(*m.value, Type::Struct(_)) => {
-                Ok((m.value_id, format!("{}.value", target.path)))
-            }
-            other => Err(invalid(
-                change,
-                target,
-                format!("Cannot add to non-struct column: {}: {other}", target.path),
-            )),
-        }
-    }
-
-    /// The fields of the struct `parent` (the root when `None`), by reference.
-    fn siblings(&self, parent: Option<FieldId>) -> &[Field] {
-        fn find(fields: &[Field], id: FieldId) -> Option<&[Field]> {
-            fields.iter().find_map(|f| in_type(&f.field_type, f.id, id))
-        }
-        fn in_type(t: &Type, owner: FieldId, id: FieldId) -> Option<&[Field]> {
-            match t {
-                Type::Primitive(_) => None,
-                Type::Struct(s) if owner == id => Some(&s.fields),
-                Type::Struct(s) => find(&s.fields, id),
-                Type::List(l) => in_type(&l.element, l.element_id, id),
-                Type::Map(m) => {
-                    in_type(&m.key, m.key_id, id).or_else(|| in_type(&m.value, m.value_id, id))
-                }
-            }
-        }
-        match parent {
-            None => &self.fields,
-            Some(id) => find(&self.fields, id).unwrap_or(&[]),
-        }
-    }
-
-    fn with_struct(&mut self, parent: Option<FieldId>, f: impl FnOnce(&mut Vec<Field>)) {
-        match parent {
-            None => f(&mut self.fields),
-            Some(id) => {
-                let mut f = Some(f);
-                visit_structs_mut(&mut self.fields, None, &mut |owner, fields| {
-                    if owner == Some(id)
-                        && let Some(f) = f.take()
-                    {
-                        f(fields);
-                    }
-                });
-            }
-        }
-    }
-
-    fn with_member(&mut self, id: FieldId, f: impl FnOnce(Member<'_>)) {
-        let mut f = Some(f);
-        visit_members_mut(&mut self.fields, &mut |member_id, member| {
-            if member_id == id
-                && let Some(f) = f.take()
-            {
-                f(member);
-            }
-        });
-    }
-
-    /// List elements and map values are not `Field`s: their type lives in the parent type.
-    fn set_member_type(&mut self, id: FieldId, new_type: &PrimitiveType) {
-        fn walk(t: &mut Type, id: FieldId, new_type: &PrimitiveType) {
-            match t {
-                Type::Primitive(_) => {}
-                Type::Struct(s) => s
-                    .fields
-                    .iter_mut()
-                    .for_each(|f| walk(&mut f.field_type, id, new_type)),
-                Type::List(l) => {
-                    if l.element_id == id {
-                        *l.element = Type::Primitive(new_type.clone());
-                    }
-                    walk(&mut l.element, id, new_type);
-                }
-                Type::Map(m) => {
-                    if m.key_id == id {
-                        *m.key = Type::Primitive(new_type.clone());
-                    }
-                    if m.value_id == id {
-                        *m.value = Type::Primitive(new_type.clone());
-                    }
-                    walk(&mut m.key, id, new_type);
-                    walk(&mut m.value, id, new_type);
-                }
-            }
-        }
-        for field in &mut self.fields {
-            walk(&mut field.field_type, id, new_type);
-        }
-    }
-
-    /// Finds the field a user path names. Exact names win; otherwise a unique case-insensitive
-    /// match is taken, as Spark (case-insensitive by default) would resolve it. A list or map
-    /// may be stepped through without naming `element`/`value`, as Iceberg Java allows.
-    fn resolve(&self, change: &Change, path: &FieldPath) -> Result<FieldInfo, Box<Problem>> {
-        let mut found: Option<FieldInfo> = None;
-        for segment in &path.0 {
-            let mut next = pick(&self.fields, found.as_ref(), segment);
-            if next.is_none()
-                && let Some(current) = &found
-            {
-                // Iceberg Java lets a path step through a list or map to its element or value.
-                let implicit = match &current.field_type {
-                    Type::List(_) => pick(&self.fields, found.as_ref(), "element"),
-                    Type::Map(_) => pick(&self.fields, found.as_ref(), "value"),
-                    _ => None,
-                };
-                next = implicit.and_then(|step| pick(&self.fields, Some(&step), segment));
-            }
-            match next {
-                Some(info) => found = Some(info),
-                None => return Err(self.unknown_field(change, path, found.as_ref(), segment)),
-            }
-        }
-        found.ok_or_else(|| invalid_at(change, "an empty column path".to_string()))
-    }
-
-    fn unknown_field(
-        &self,
-        change: &Change,
-        path: &FieldPath,
-        so_far: Option<&FieldInfo>,
-        segment: &str,
-    ) -> Box<Problem> {
-        let wanted = join(so_far.map(|f| f.path.as_str()).unwrap_or(""), segment);
-        // Only on this error path is the whole schema walked, for a "did you mean".
-        let walk = self.schema().walk();
-        let suggestion = closest(&path.dotted(), walk.iter().map(|f| f.path.as_str()));
-        Box::new(Problem {
-            kind: ProblemKind::UnknownField {
-                path: path.dotted(),
-                suggestion: suggestion.clone(),
-            },
-            message: format!("no field `{wanted}` in the table's current schema"),
-            help: suggestion.map(|s| format!("did you mean `{s}`?")),
-            origin: change.origin.clone(),
-            field_id: None,
-            path: Some(path.dotted()),
-        })
-    }
-}
-
-/// A member seen through a reference, so looking one name up among many siblings clones
-/// nothing; only the member picked becomes a [`FieldInfo`].
-struct MemberRef<'a> {
-    id: FieldId,
-    name: &'a str,
-    required: bool,
-    field_type: &'a Type,
-    field: Option<&'a Field>,
-    position: usize,
-    kind: MemberKind,
-}
-
-impl MemberRef<'_> {
-    fn info(&self, parent: Option<&FieldInfo>) -> FieldInfo {
-        FieldInfo {
-            id: self.id,
-            path: join(parent.map(|p| p.path.as_str()).unwrap_or(""), self.name),
-            name: self.name.to_string(),
-            required: self.required,
-            field_type: self.field_type.clone(),
-            doc: self.field.and_then(|f| f.doc.clone()),
-            initial_default: self.field.and_then(|f| f.initial_default.clone()),
-            write_default: self.field.and_then(|f| f.write_default.clone()),
-            parent_id: parent.map(|p| p.id),
-            position: self.position,
-            kind: self.kind,
-        }
-    }
-}
-
-/// The members directly under `parent` (the root when `None`): a struct's fields, a list's
-/// element, a map's key and value.
-fn child_members<'a>(root: &'a [Field], parent: Option<&'a FieldInfo>) -> Vec<MemberRef<'a>> {
-    let fields = |fields: &'a [Field]| {
-        fields
-            .iter()
-            .enumerate()
-            .map(|(position, f)| MemberRef {
-                id: f.id,
-                name: &f.name,
-                required: f.required,
-                field_type: &f.field_type,
-                field: Some(f),
-                position,
-                kind: MemberKind::StructField,
-            })
-            .collect()
-    };
-    let member = |id, name, required, field_type, kind| MemberRef {
-        id,
-        name,
-        required,
-        field_type,
-        field: None,
-        position: 0,
-        kind,
-    };
-    match parent.map(|p| &p.field_type) {
-        None => fields(root),
-        Some(Type::Primitive(_)) => Vec::new(),
-        Some(Type::Struct(s)) => fields(&s.fields),
-        Some(Type::List(l)) => vec![member(
-            l.element_id,
-            "element",
-            l.element_required,
-            &l.element,
-            MemberKind::ListElement,
-        )],
-        Some(Type::Map(m)) => vec![
-            member(m.key_id, "key", true, &m.key, MemberKind::MapKey),
-            member(
-                m.value_id,
-                "value",
-                m.value_required,
-                &m.value,
-                MemberKind::MapValue,
-            ),
-        ],
-    }
-}
-
-/// Exact names win; otherwise a unique match under Spark's resolver (`equalsIgnoreCase`, see
-/// [`crate::iceberg::names`]) is taken, as Spark (case-insensitive by default) would resolve it.
-fn pick(root: &[Field], parent: Option<&FieldInfo>, name: &str) -> Option<FieldInfo> {
-    let members = child_members(root, parent);
-    if let Some(exact) = members.iter().find(|m| m.name == name) {
-        return Some(exact.info(parent));
-    }
-    let mut matches = members.iter().filter(|m| same_name(m.name, name));
-    match (matches.next(), matches.next()) {
-        (Some(one), None) => Some(one.info(parent)),
-        _ => None,
-    }
-}
-
-enum Member<'a> {
-    Field(&'a mut Field),
-    Element(&'a mut bool),
-    Value(&'a mut bool),
-}
-
-fn visit_structs_mut(
-    fields: &mut Vec<Field>,
-    owner: Option<FieldId>,
-    f: &mut impl FnMut(Option<FieldId>, &mut Vec<Field>),
-) {
-    fn inner(t: &mut Type, owner: FieldId, f: &mut impl FnMut(Option<FieldId>, &mut Vec<Field>)) {
-        match t {
-            Type::Primitive(_) => {}
-            Type::Struct(StructType { fields }) => visit_structs_mut(fields, Some(owner), f),
-            Type::List(l) => inner(&mut l.element, l.element_id, f),
-            Type::Map(m) => {
-                inner(&mut m.key, m.key_id, f);
-                inner(&mut m.value, m.value_id, f);
-            }
-        }
-    }
-    f(owner, fields);
-    for field in fields.iter_mut() {
-        inner(&mut field.field_type, field.id, f);
-    }
-}
-
-fn visit_members_mut(fields: &mut [Field], f: &mut impl FnMut(FieldId, Member<'_>)) {
-    fn inner(t: &mut Type, f: &mut impl FnMut(FieldId, Member<'_>)) {
-        match t {
-            Type::Primitive(_) => {}
-            Type::Struct(s) => visit_members_mut(&mut s.fields, f),
-            Type::List(l) => {
-                f(l.element_id, Member::Element(&mut l.element_required));
-                inner(&mut l.element, f);
-            }
-            Type::Map(m) => {
-                f(m.value_id, Member::Value(&mut m.value_required));
-                inner(&mut m.key, f);
-                inner(&mut m.value, f);
-            }
-        }
-    }
-    for field in fields.iter_mut() {
-        let id = field.id;
-        f(id, Member::Field(field));
-        inner(&mut field.field_type, f);
-    }
-}
-
-fn join(prefix: &str, name: &str) -> String {
-    if prefix.is_empty() {
-        name.to_string()
-    } else {
-        format!("{prefix}.{name}")
-    }
-}
-
-fn parent_path(path: &str) -> String {
-    path.rsplit_once('.')
-        .map(|(p, _)| p.to_string())
-        .unwrap_or_default()
-}
-
-fn nested(change: &Change, target: &FieldInfo, message: String) -> Box<Problem> {
-    let mut problem = invalid(change, target, message);
-    problem.kind = ProblemKind::NestedStructure;
-    problem.help = Some(
-        "add a new column with the new shape and backfill it; Iceberg readers cannot reinterpret map keys, list elements or map values in place".into(),
-    );
-    problem
-}
-
-fn invalid(change: &Change, target: &FieldInfo, message: String) -> Box<Problem> {
-    Box::new(Problem {
-        kind: ProblemKind::InvalidChange,
-        message,
-        help: None,
-        origin: change.origin.clone(),
-        field_id: Some(target.id),
-        path: Some(target.path.clone()),
-    })
-}
-
-fn invalid_at(change: &Change, message: String) -> Box<Problem> {
-    Box::new(Problem {
-        kind: ProblemKind::InvalidChange,
-        message,
-        help: None,
-        origin: change.origin.clone(),
-        field_id: None,
-        path: change.path().map(FieldPath::dotted),
-    })
 }
 
 #[cfg(test)]
@@ -1088,7 +461,9 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::change::{Origin, SourceFile, Span};
+    use crate::change::{ChangeKind, Origin, SourceFile, Span};
+    use crate::evolve::{Evolution, evolve};
+    use crate::iceberg::types::StructType;
     use crate::iceberg::types::{ListType, MapType, PrimitiveType as P};
 
     fn prim(p: P) -> Type {
