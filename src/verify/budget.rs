@@ -218,7 +218,9 @@ impl RunBudget {
             reader
                 .seek(SeekFrom::Start(at))
                 .map_err(|e| format!("cannot read the page at byte {at}: {e}"))?;
-            let mut header = Compact::new(&mut reader, self.limits.page_bytes.min(end - at));
+            // A header (with its statistics) is bounded like a page, and by at least 1 MiB.
+            let header_limit = self.limits.page_bytes.max(1 << 20).min(end - at);
+            let mut header = Compact::new(&mut reader, header_limit);
             let page = page_header(&mut header)
                 .map_err(|e| format!("the page header at byte {at}: {e}"))?;
             if page.bytes > self.limits.page_bytes {
