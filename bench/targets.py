@@ -146,7 +146,8 @@ def check_case(binary: str, work: Path, count: int) -> Case:
     repo = work / "targets" / "check-repo"
     shutil.rmtree(repo, ignore_errors=True)
     repo.mkdir(parents=True)
-    template = lake.template_table(work / "pyiceberg", "check_template", 50)
+    # Its own name in the run's pyiceberg catalog: the full run's `check` rows make "check_template".
+    template = lake.template_table(work / "pyiceberg", "targets_check_template", 50)
     text = json.dumps(template, separators=(",", ":"))
     config = ["proposals:", "  - migrations/**/*.sql", "tables:"]
     for i in range(count):

@@ -207,6 +207,32 @@ impl PartitionTerm {
     }
 }
 
+impl ChangeKind {
+    /// Whether this kind changes the table rather than its schema: a statement's schema update
+    /// leaves it alone and `evolve` applies it to the table's metadata.
+    pub fn is_table_level(&self) -> bool {
+        match self {
+            ChangeKind::AddPartitionField { .. }
+            | ChangeKind::DropPartitionField { .. }
+            | ChangeKind::ReplacePartitionField { .. }
+            | ChangeKind::SetPartitioning { .. }
+            | ChangeKind::SetWriteOrder { .. }
+            | ChangeKind::SetProperties { .. }
+            | ChangeKind::UnsetProperties { .. }
+            | ChangeKind::NoSchemaEffect { .. } => true,
+            ChangeKind::AddField { .. }
+            | ChangeKind::Rename { .. }
+            | ChangeKind::UpdateType { .. }
+            | ChangeKind::SetRequired { .. }
+            | ChangeKind::UpdateDoc { .. }
+            | ChangeKind::Move { .. }
+            | ChangeKind::Drop { .. }
+            | ChangeKind::SetIdentifierFields { .. }
+            | ChangeKind::DropIdentifierFields { .. } => false,
+        }
+    }
+}
+
 impl Change {
     /// The main field path this change is about (the parent for an add).
     pub fn path(&self) -> Option<&FieldPath> {

@@ -5,6 +5,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+mod help;
+
 #[derive(Debug, Parser)]
 #[command(
     name = "fieldgate",
@@ -20,34 +22,46 @@ pub struct Cli {
 pub enum Command {
     /// Judge a proposal (DDL, a schema file or an engine-written metadata file) against the
     /// table; write nothing.
+    #[command(after_help = help::LINT)]
     Lint(LintArgs),
     /// Like lint, then on pass write the new metadata with field ids assigned as Iceberg does.
+    #[command(after_help = help::APPLY)]
     Apply(ApplyArgs),
     /// The CI gate: judge what a branch changes since its base, for every table of fieldgate.yaml
     /// it touches, and require the committed metadata to match.
+    #[command(after_help = help::CHECK)]
     Check(CheckArgs),
     /// Read the tables that live in a catalog and rewrite their pinned copies (`metadata:`)
     /// where the live table changed; `--check` writes nothing and fails on any difference.
+    #[command(after_help = help::PULL)]
     Pull(PullArgs),
     /// Commit the approved change of each catalog table: the new schemas of its pinned copy,
     /// judged live -> pinned with every rule, sent as one CommitTableRequest.
+    #[command(after_help = help::PUSH)]
     Push(PushArgs),
     /// Write a commented fieldgate.yaml for the repository at hand, with the tables found in it.
+    #[command(after_help = help::INIT)]
     Init(InitArgs),
     /// Read sample Parquet files as a field-id reader reads them under the table's schema, and
     /// show how every column resolved.
+    #[command(after_help = help::VERIFY, override_usage = help::VERIFY_USAGE)]
     Verify(VerifyArgs),
     /// List the rule catalogue: every rule, its default severity and what it catches.
+    #[command(after_help = help::RULES)]
     Rules(RulesArgs),
     /// Explain one rule: what it catches, why it matters, what to do instead, and examples.
+    #[command(after_help = help::EXPLAIN)]
     Explain(ExplainArgs),
     /// Print the shell completion script for bash, zsh, fish, elvish or powershell.
+    #[command(after_help = help::COMPLETIONS)]
     Completions(CompletionsArgs),
     /// Print a manual page (roff): fieldgate's own, or one command's; or write every page to a
     /// directory.
+    #[command(after_help = help::MAN)]
     Man(ManArgs),
     /// Run the language server on stdio for an editor (LSP 3.17): live findings in open
     /// migrations, schema files and fieldgate.yaml, hovers on rule names, quick fixes.
+    #[command(after_help = help::LSP)]
     Lsp,
 }
 

@@ -17,6 +17,7 @@ pub mod iceberg;
 pub mod json;
 pub mod judge;
 pub mod lsp;
+pub mod pipe;
 pub mod proposal;
 pub mod repo;
 pub mod report;

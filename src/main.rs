@@ -9,6 +9,7 @@ use fieldgate::commands::{
     apply, catalogue, check, completions, init, lint, lsp, man, pull, push, verify,
 };
 use fieldgate::failure::Failure;
+use fieldgate::pipe::QuietPipe;
 use fieldgate::report::human::handler_with;
 
 /// The exit codes: 0 passed, 1 the gate failed, 2 fieldgate could not run.
@@ -49,7 +50,7 @@ fn main() -> ExitCode {
     let outcome = match &cli.command {
         // The server's writer thread owns stdout: holding its lock here would block every reply.
         Command::Lsp => lsp::run(),
-        command => run(command, &mut io::stdout().lock()),
+        command => run(command, &mut QuietPipe::new(io::stdout().lock())),
     };
     exit_code(outcome)
 }

@@ -103,18 +103,20 @@ impl Client {
         }
     }
 
-    /// The diagnostics published for `uri` at `version`.
-    fn diagnostics(&mut self, uri: &Url, version: i32) -> Vec<Diagnostic> {
+    /// The diagnostics published next for `uri` at `version` (`None`: without a version).
+    fn diagnostics(&mut self, uri: &Url, version: impl Into<Option<i32>>) -> Vec<Diagnostic> {
+        let version = version.into();
         let deadline = Instant::now() + WAIT;
         let is_it = |n: &Notification| -> Option<Vec<Diagnostic>> {
             if n.method != "textDocument/publishDiagnostics" {
                 return None;
             }
             let p: PublishDiagnosticsParams = serde_json::from_value(n.params.clone()).unwrap();
-            (p.uri == *uri && p.version == Some(version)).then_some(p.diagnostics)
+            (p.uri == *uri && p.version == version).then_some(p.diagnostics)
         };
-        if let Some(found) = self.backlog.iter().find_map(is_it) {
-            return found;
+        if let Some(at) = self.backlog.iter().position(|n| is_it(n).is_some()) {
+            let seen = self.backlog.remove(at);
+            return is_it(&seen).unwrap_or_default();
         }
         loop {
             if let Message::Notification(n) = self.next(deadline) {
@@ -143,8 +145,24 @@ impl Client {
         let response = self.request("shutdown", Value::Null);
         assert!(response.error.is_none(), "{response:?}");
         self.notify("exit", Value::Null);
+        assert_eq!(self.exit_code(), 0);
+    }
+
+    fn exit_code(&mut self) -> i32 {
         let status = self.child.wait().unwrap();
-        assert!(status.success(), "{status:?}");
+        status
+            .code()
+            .unwrap_or_else(|| panic!("killed: {status:?}"))
+    }
+
+    fn codes(found: &[Diagnostic]) -> Vec<String> {
+        found
+            .iter()
+            .filter_map(|d| match &d.code {
+                Some(lsp_types::NumberOrString::String(c)) => Some(c.clone()),
+                _ => None,
+            })
+            .collect()
     }
 }
 
@@ -417,6 +435,128 @@ fn hostile_and_odd_input_is_answered() {
         started.elapsed() < Duration::from_secs(5),
         "{:?}",
         started.elapsed()
+    );
+    client.shutdown();
+}
+
+#[test]
+fn exit_codes_follow_the_protocol() {
+    // `exit` without `shutdown`: 1.
+    let mut client = Client::start();
+    client.notify("exit", Value::Null);
+    assert_eq!(client.exit_code(), 1);
+
+    // After `shutdown` a request is refused; closing the connection then is a clean exit.
+    let mut client = Client::start();
+    assert!(client.request("shutdown", Value::Null).error.is_none());
+    let late =
+        json!({"textDocument": {"uri": "file:///x.sql"}, "position": {"line": 0, "character": 0}});
+    let refused = client.request("textDocument/hover", late);
+    assert_eq!(
+        refused.error.unwrap().code,
+        lsp_server::ErrorCode::InvalidRequest as i32
+    );
+    let Client {
+        mut child, stdin, ..
+    } = client;
+    drop(stdin);
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+}
+
+#[test]
+fn closing_clears_and_saving_judges_again() {
+    let (_dir, root) = lake();
+    let path = root.join("migrations/dim_users/0004_readd.sql");
+    let mut client = Client::start();
+    let uri = client.open(
+        &path,
+        "ALTER TABLE lake_prod.dim_users ADD COLUMNS (phone STRING);\n",
+    );
+    let found = client.diagnostics(&uri, 1);
+    assert!(
+        !Client::codes(&found).contains(&"name-reuse".into()),
+        "{found:#?}"
+    );
+
+    // Another tool writes an earlier migration; saving this file judges it again with it.
+    let earlier = root.join("migrations/dim_users/0003_drop_phone.sql");
+    fs::write(
+        &earlier,
+        "ALTER TABLE lake_prod.dim_users DROP COLUMN phone;\n",
+    )
+    .unwrap();
+    client.notify(
+        "textDocument/didSave",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    let found = client.diagnostics(&uri, 1);
+    assert!(
+        Client::codes(&found).contains(&"name-reuse".into()),
+        "{found:#?}"
+    );
+
+    // An earlier migration that does not parse stops this one, and says where.
+    let broken = client.open(&earlier, "ALTER TABLE lake_prod.dim_users DROP;\n");
+    let here = client.diagnostics(&broken, 1);
+    assert!(!here.is_empty());
+    let found = client.diagnostics(&uri, 1);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert!(
+        found[0]
+            .message
+            .starts_with("not judged: `migrations/dim_users/0003_drop_phone.sql` has an error"),
+        "{found:#?}"
+    );
+    let related = &found[0].related_information.as_ref().unwrap()[0];
+    assert_eq!(related.location.uri, broken);
+
+    // Closed: its diagnostics are cleared, and the other file reads it from disk again.
+    client.notify(
+        "textDocument/didClose",
+        json!({"textDocument": {"uri": broken}}),
+    );
+    assert!(client.diagnostics(&broken, None).is_empty());
+    let found = client.diagnostics(&uri, 1);
+    assert!(
+        Client::codes(&found).contains(&"name-reuse".into()),
+        "{found:#?}"
+    );
+    client.shutdown();
+}
+
+#[test]
+fn an_unsaved_configuration_routes_the_other_buffers() {
+    let (_dir, root) = lake();
+    let mut client = Client::start();
+    let bad = client.open(
+        &root.join("bad/fact_orders_narrow_customer_id.sql"),
+        NARROWING,
+    );
+    assert!(client.diagnostics(&bad, 1).is_empty());
+
+    // The configuration, edited and not saved, makes `bad/` a proposal directory.
+    let config = root.join("fieldgate.yaml");
+    let text = fs::read_to_string(&config).unwrap().replace(
+        "  - migrations/**/*.sql\n",
+        "  - migrations/**/*.sql\n  - bad/*.sql\n",
+    );
+    let config_uri = client.open(&config, &text);
+    assert!(client.diagnostics(&config_uri, 1).is_empty());
+    let found = client.diagnostics(&bad, 1);
+    assert!(
+        Client::codes(&found).contains(&"type-narrowing".into()),
+        "{found:#?}"
+    );
+
+    // Broken and unsaved: the proposal says why it is not judged, pointing at the line.
+    let broken = text.replace("dialect: spark", "dialect: [spark");
+    client.change(&config_uri, 2, json!([{"text": broken}]));
+    assert!(!client.diagnostics(&config_uri, 2).is_empty());
+    let found = client.diagnostics(&bad, 1);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert!(
+        found[0].message.contains("`fieldgate.yaml` has an error"),
+        "{found:#?}"
     );
     client.shutdown();
 }

@@ -149,7 +149,11 @@ fn every_fixture_metadata_file_round_trips_byte_for_byte() {
             let path = entry.unwrap().path();
             if path.is_dir() {
                 stack.push(path);
-            } else if path.to_string_lossy().ends_with(".metadata.json") {
+            } else if path.to_string_lossy().ends_with(".metadata.json")
+                // Gzip-compressed metadata (`v2.gz.metadata.json`) has bytes, not text, to keep:
+                // tests/gzip_metadata.rs covers it.
+                && !path.to_string_lossy().ends_with(".gz.metadata.json")
+            {
                 files.push(path);
             }
         }

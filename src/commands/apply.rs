@@ -1,6 +1,7 @@
 //! `fieldgate apply`: lint, then on pass write the new metadata atomically. A table directory in
-//! the Hadoop layout gets the next `vN.metadata.json` and then its version hint, so a reader that
-//! follows the hint never sees a version that is not fully written. A metadata file proposed as
+//! the Hadoop layout gets the next `vN.metadata.json` (`vN.gz.metadata.json` when the table's
+//! `write.metadata.compression-codec` is `gzip`, as Java commits it) and then its version hint,
+//! so a reader that follows the hint never sees a version that is not fully written. A metadata file proposed as
 //! the next state is written as it is. With `--write`, each schema-file proposal also gets the
 //! ids the table now has written into it (see `frontend::schema_file::fill_ids`); a table that
 //! only a schema file describes has no metadata to replace, so `--write` writes just the ids and
@@ -16,12 +17,14 @@ use crate::evolve::new_table::render_new_table;
 use crate::failure::Failure;
 use crate::finding::Severity;
 use crate::frontend::schema_file::fill_ids;
+use crate::iceberg::metadata::TableMetadata;
 use crate::iceberg::metadata::patch;
+use crate::iceberg::metadata_file::{COMPRESSION_PROPERTY, Codec};
 use crate::iceberg::metadata_log::log_previous_file;
 use crate::judge::Settings;
 use crate::proposal::Proposal;
 use crate::repo::atomic::write_atomically;
-use crate::repo::location::HadoopTable;
+use crate::repo::location::{HadoopTable, TableLocation};
 use crate::session::input::ReadProposal;
 use crate::session::now_ms;
 use crate::session::plan::settings::Resolved;
@@ -77,15 +80,11 @@ pub fn run(args: &ApplyArgs, out: &mut dyn Write) -> Result<bool, Failure> {
             if let (None, Some(hadoop), None) = (&args.output, &base.location.hadoop, proposed_file)
                 && text != base.source.text
             {
-                let previous = hadoop.logged_file(&base.metadata.location, hadoop.version);
+                let previous = hadoop.logged_file(&base.metadata.location);
                 text = log_previous_file(&text, &base.source.text, &previous)
                     .map_err(Failure::Message)?;
             }
-            let target = match (&args.output, &base.location.hadoop) {
-                (Some(output), _) => output.clone(),
-                (None, Some(hadoop)) => hadoop.version_file(hadoop.version + 1),
-                (None, None) => base.location.metadata_file.clone(),
-            };
+            let target = target_file(args.output.as_deref(), &base.location, new_metadata)?;
             Some((refuse_what_java_refuses(text)?, target))
         }
         // A new table, or one a schema file describes: complete metadata, to -o only.
@@ -119,7 +118,7 @@ pub fn run(args: &ApplyArgs, out: &mut dyn Write) -> Result<bool, Failure> {
                 Failure::Message(format!("cannot create `{}`: {e}", parent.display()))
             })?;
         }
-        write_atomically(target, text.as_bytes())
+        write_atomically(target, &encode_for(target, text)?)
             .map_err(|e| Failure::Message(format!("cannot write `{}`: {e}", target.display())))?;
         if args.output.is_none()
             && let Some(hadoop) = iceberg_base.and_then(|b| b.location.hadoop.as_ref())
@@ -158,6 +157,32 @@ fn refuse_what_java_refuses(text: String) -> Result<String, Failure> {
             "the metadata to write is not valid Iceberg metadata ({e}); nothing was written"
         ))),
     }
+}
+
+/// Where the new metadata of a table at `location` goes: `-o OUT`, the next version of a table
+/// directory, else over the metadata file. As every Java catalog commits, the new metadata's own
+/// codec property names the next version's codec, and a codec Java does not know fails it.
+fn target_file(
+    output: Option<&Path>,
+    location: &TableLocation,
+    new_metadata: &TableMetadata,
+) -> Result<PathBuf, Failure> {
+    let codec = Codec::of_property(new_metadata.property(COMPRESSION_PROPERTY))
+        .map_err(|e| Failure::Message(format!("{e}; nothing was written")))?;
+    Ok(match (output, &location.hadoop) {
+        (Some(output), _) => output.to_path_buf(),
+        (None, Some(hadoop)) => hadoop.next_file(codec),
+        (None, None) => location.metadata_file.clone(),
+    })
+}
+
+/// The bytes of `text` as a metadata file named `target` holds it: gzip-compressed when the
+/// name says so, as Java's `TableMetadataParser.write` decides.
+fn encode_for(target: &Path, text: &str) -> Result<Vec<u8>, Failure> {
+    let name = target.file_name().map(|n| n.to_string_lossy());
+    Codec::of_file_name(name.as_deref().unwrap_or_default())
+        .encode(text)
+        .map_err(Failure::Message)
 }
 
 /// Each schema-file proposal with the ids the table now has filled in, where that changes it.

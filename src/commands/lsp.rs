@@ -14,9 +14,10 @@ use crate::lsp::{self, Alternative, Buffers, Judge, Located, TableState, Verdict
 use crate::session::buffers::{Judged, judge_buffer};
 use crate::session::table::Judgement;
 
+/// Exit code 0 after `shutdown` then `exit`, 1 for an `exit` (or a closed connection) without
+/// `shutdown`, as the protocol asks.
 pub fn run() -> Result<bool, Failure> {
-    lsp::serve(Arc::new(RoutedJudge)).map_err(Failure::Message)?;
-    Ok(true)
+    lsp::serve(Arc::new(RoutedJudge)).map_err(Failure::Message)
 }
 
 /// Judges as `lint` routes, reading the file system and git for what is not open.

@@ -84,7 +84,7 @@ pub fn evolve<'c>(
     for (statement, changes) in statements.iter().enumerate() {
         let mut update = Update::new(&metadata, log.current(&metadata));
         for change in *changes {
-            let outcome = if table::is_table_change(change) {
+            let outcome = if change.kind.is_table_level() {
                 let schema = log.current(&metadata).clone();
                 let outcome = table::apply_table_change(&mut metadata, &schema, change);
                 update.mapping = metadata.name_mapping.clone();

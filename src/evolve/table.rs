@@ -11,21 +11,6 @@ use crate::iceberg::metadata::{MAX_FORMAT_VERSION, TableMetadata};
 use crate::iceberg::name_mapping::{MappedField, NAME_MAPPING_PROPERTY, NameMapping};
 use crate::iceberg::schema::Schema;
 
-/// Whether `change` is one of these (the schema update leaves it alone).
-pub(super) fn is_table_change(change: &Change) -> bool {
-    matches!(
-        change.kind,
-        ChangeKind::AddPartitionField { .. }
-            | ChangeKind::DropPartitionField { .. }
-            | ChangeKind::ReplacePartitionField { .. }
-            | ChangeKind::SetPartitioning { .. }
-            | ChangeKind::SetWriteOrder { .. }
-            | ChangeKind::SetProperties { .. }
-            | ChangeKind::UnsetProperties { .. }
-            | ChangeKind::NoSchemaEffect { .. }
-    )
-}
-
 /// Applies one table change to `metadata`, whose current schema is `schema`.
 pub(super) fn apply_table_change(
     metadata: &mut TableMetadata,

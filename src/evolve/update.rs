@@ -134,15 +134,9 @@ impl Update {
             ChangeKind::Drop { path, if_exists } => self.drop_field(change, path, *if_exists),
             ChangeKind::SetIdentifierFields { paths } => self.set_identifiers(change, paths),
             ChangeKind::DropIdentifierFields { paths } => self.drop_identifiers(change, paths),
-            // `evolve` hands these to `table::apply_table_change`.
-            ChangeKind::AddPartitionField { .. }
-            | ChangeKind::DropPartitionField { .. }
-            | ChangeKind::ReplacePartitionField { .. }
-            | ChangeKind::SetPartitioning { .. }
-            | ChangeKind::SetWriteOrder { .. }
-            | ChangeKind::SetProperties { .. }
-            | ChangeKind::UnsetProperties { .. }
-            | ChangeKind::NoSchemaEffect { .. } => Err(invalid_at(
+            // `evolve` hands table-level kinds (`ChangeKind::is_table_level`) to
+            // `table::apply_table_change`.
+            _ => Err(invalid_at(
                 change,
                 "a table change is not a schema change".into(),
             )),

@@ -5,6 +5,7 @@ pub mod codec;
 pub mod geospatial;
 pub mod mapping;
 pub mod metadata;
+pub mod metadata_file;
 pub mod metadata_log;
 pub mod name_mapping;
 pub mod names;

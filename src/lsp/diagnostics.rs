@@ -41,7 +41,7 @@ pub trait RuleLinks {
 }
 
 /// The diagnostics of the file at `path` (whose text is `text`): findings located in it, and
-/// table findings without a place, at its start.
+/// table findings without a place and errors located in other files, at its start.
 pub fn of_file(
     verdict: &Verdict,
     path: &Path,
@@ -63,12 +63,44 @@ pub fn of_file(
     }
     for error in &verdict.errors {
         match &error.source {
-            Some(source) if !here(source) => continue,
-            _ => {}
+            Some(source) if !here(source) => {
+                out.push(elsewhere_diagnostic(error, source, &verdict.root, encoding))
+            }
+            _ => out.push(error_diagnostic(error, &lines, encoding)),
         }
-        out.push(error_diagnostic(error, &lines, encoding));
     }
     out
+}
+
+/// An error in another file that stopped this one being judged (an earlier migration that
+/// does not parse, an unsaved `fieldgate.yaml`): shown at this file's start, pointing there.
+fn elsewhere_diagnostic(
+    error: &Located,
+    source: &Source,
+    root: &Path,
+    encoding: Encoding,
+) -> Diagnostic {
+    let place = Url::from_file_path(root.join(&source.name))
+        .ok()
+        .map(|uri| {
+            let lines = Lines::new(&source.text);
+            let range = lines.range(error.span.offset, error.span.len, encoding);
+            DiagnosticRelatedInformation {
+                location: Location::new(uri, range),
+                message: error.message.clone(),
+            }
+        });
+    Diagnostic {
+        range: Range::default(),
+        severity: Some(DiagnosticSeverity::ERROR),
+        source: Some("fieldgate".into()),
+        message: format!(
+            "not judged: `{}` has an error: {}",
+            source.name, error.message
+        ),
+        related_information: place.map(|p| vec![p]),
+        ..Diagnostic::default()
+    }
 }
 
 fn finding_diagnostic(

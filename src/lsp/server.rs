@@ -3,25 +3,29 @@
 //! parameters that do not parse `InvalidParams`, a document the server does not hold an empty
 //! result.
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::thread;
 use std::time::Duration;
 
+use crossbeam_channel::Sender;
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, Response};
 use lsp_types::notification::{
-    DidChangeTextDocument, DidCloseTextDocument, DidOpenTextDocument, DidSaveTextDocument,
-    Notification as _,
+    DidChangeTextDocument, DidCloseTextDocument, DidOpenTextDocument, DidSaveTextDocument, Exit,
+    Notification as _, PublishDiagnostics,
 };
-use lsp_types::request::{CodeActionRequest, HoverRequest, Request as _};
+use lsp_types::request::{CodeActionRequest, HoverRequest, Request as _, Shutdown};
 use lsp_types::{
     CodeActionParams, CodeActionProviderCapability, Diagnostic, DidChangeTextDocumentParams,
     DidCloseTextDocumentParams, DidOpenTextDocumentParams, HoverParams, HoverProviderCapability,
-    InitializeParams, PositionEncodingKind, SaveOptions, ServerCapabilities, ServerInfo,
-    TextDocumentSyncCapability, TextDocumentSyncKind, TextDocumentSyncOptions,
-    TextDocumentSyncSaveOptions, Url,
+    InitializeParams, PositionEncodingKind, PublishDiagnosticsParams, SaveOptions,
+    ServerCapabilities, ServerInfo, TextDocumentSyncCapability, TextDocumentSyncKind,
+    TextDocumentSyncOptions, TextDocumentSyncSaveOptions, Url,
 };
 use serde::de::DeserializeOwned;
+
+use crate::repo::config::CONFIG_FILE;
 
 use super::links::{CataloguePages, cache_dir};
 use super::text::{Encoding, apply_edit};
@@ -33,8 +37,10 @@ use super::{Judge, actions, hover};
 /// once, and a judgement of a 1,000-column table still lands well within 150 ms of the last.
 const DEBOUNCE: Duration = Duration::from_millis(40);
 
-/// Serves one client on stdio until it exits. `Err` only when the connection itself failed.
-pub fn serve(judge: Arc<dyn Judge>) -> Result<(), String> {
+/// Serves one client on stdio until it exits: `Ok(true)` when it asked for `shutdown` first
+/// (exit code 0), `Ok(false)` when it exited or went away without (exit code 1, as the protocol
+/// asks). `Err` only when the connection itself failed.
+pub fn serve(judge: Arc<dyn Judge>) -> Result<bool, String> {
     let io = transport::stdio().map_err(|e| format!("cannot start the server: {e}"))?;
     let connection = Connection {
         sender: io.sender.clone(),
@@ -69,36 +75,44 @@ pub fn serve(judge: Arc<dyn Judge>) -> Result<(), String> {
     // Neither the worker nor the writer is waited for at exit: a judgement of a large file may
     // still be running, and the client already has every answer it asked for (the shutdown
     // reply was written before it sent `exit`).
-    let outcome = main_loop(&connection, &shared, encoding);
+    let shut_down = main_loop(&connection, &shared, encoding);
     shared.stop();
-    outcome
+    Ok(shut_down)
 }
 
-fn main_loop(connection: &Connection, shared: &Shared, encoding: Encoding) -> Result<(), String> {
+/// Answers until `exit` or the end of input; whether `shutdown` came first. After `shutdown`,
+/// requests are refused (`InvalidRequest`) and notifications ignored, as the protocol asks; a
+/// client that closes the connection instead of sending `exit` has still shut the server down.
+fn main_loop(connection: &Connection, shared: &Shared, encoding: Encoding) -> bool {
+    let mut shut_down = false;
     for message in &connection.receiver {
         match message {
             Message::Request(request) => {
-                if connection
-                    .handle_shutdown(&request)
-                    .map_err(|e| e.to_string())?
-                {
-                    return Ok(());
-                }
-                let response = answer(request, shared, encoding);
+                let response = if request.method == Shutdown::METHOD {
+                    shut_down = true;
+                    Response::new_ok(request.id, ())
+                } else if shut_down {
+                    let message = "the server is shut down: only `exit` is accepted".to_string();
+                    Response::new_err(request.id, ErrorCode::InvalidRequest as i32, message)
+                } else {
+                    answer(request, shared, encoding)
+                };
                 let _ = connection.sender.send(response.into());
             }
+            Message::Notification(notification) if notification.method == Exit::METHOD => {
+                return shut_down;
+            }
+            Message::Notification(_) if shut_down => {}
             Message::Notification(notification) => {
-                if notification.method == "exit" {
-                    return Ok(());
-                }
-                if let Err(message) = notified(notification, shared, encoding) {
-                    log(&connection.sender, message);
+                let sender = &connection.sender;
+                if let Err(message) = notified(notification, shared, encoding, sender) {
+                    log(sender, message);
                 }
             }
             Message::Response(_) => {}
         }
     }
-    Ok(())
+    shut_down
 }
 
 fn capabilities(encoding: Encoding) -> ServerCapabilities {
@@ -188,7 +202,29 @@ fn with_data(given: &[Diagnostic], published: &[Diagnostic]) -> Vec<Diagnostic> 
         .collect()
 }
 
-fn notified(notification: Notification, shared: &Shared, encoding: Encoding) -> Result<(), String> {
+/// A closed file's findings are no longer the editor's to show (a judgement still running for
+/// it is dropped: the document is gone). The others now read it from disk.
+fn close(uri: Url, shared: &Shared, client: &Sender<Message>) {
+    let closed = {
+        let mut docs = shared.docs();
+        docs.published.remove(&uri);
+        docs.tables.remove(&uri);
+        docs.open.remove(&uri)
+    };
+    let cleared = PublishDiagnosticsParams::new(uri, Vec::new(), None);
+    let notification = Notification::new(PublishDiagnostics::METHOD.into(), cleared);
+    let _ = client.send(notification.into());
+    if closed.is_some() {
+        shared.schedule_all();
+    }
+}
+
+fn notified(
+    notification: Notification,
+    shared: &Shared,
+    encoding: Encoding,
+    client: &Sender<Message>,
+) -> Result<(), String> {
     match notification.method.as_str() {
         DidOpenTextDocument::METHOD => {
             let p: DidOpenTextDocumentParams = params(notification.params)?;
@@ -200,13 +236,14 @@ fn notified(notification: Notification, shared: &Shared, encoding: Encoding) -> 
                 text,
                 version: doc.version,
             };
+            let routes = is_config(&open.path);
             shared.docs().open.insert(doc.uri.clone(), open);
-            shared.schedule(doc.uri);
+            reschedule(shared, doc.uri, routes);
         }
         DidChangeTextDocument::METHOD => {
             let p: DidChangeTextDocumentParams = params(notification.params)?;
             let uri = p.text_document.uri;
-            {
+            let routes = {
                 let mut docs = shared.docs();
                 let Some(doc) = docs.open.get_mut(&uri) else {
                     return Err(format!("`{uri}` changed but was never opened"));
@@ -219,21 +256,33 @@ fn notified(notification: Notification, shared: &Shared, encoding: Encoding) -> 
                     }
                 }
                 doc.version = p.text_document.version;
-            }
-            shared.schedule(uri);
+                is_config(&doc.path)
+            };
+            reschedule(shared, uri, routes);
         }
         DidCloseTextDocument::METHOD => {
             let p: DidCloseTextDocumentParams = params(notification.params)?;
-            let mut docs = shared.docs();
-            docs.open.remove(&p.text_document.uri);
-            docs.published.remove(&p.text_document.uri);
-            docs.tables.remove(&p.text_document.uri);
+            close(p.text_document.uri, shared, client);
         }
         // A saved file is what the other open documents read when it is not open.
         DidSaveTextDocument::METHOD => shared.schedule_all(),
         _ => {}
     }
     Ok(())
+}
+
+/// Whether a file is a `fieldgate.yaml`, whose text routes every other open file.
+fn is_config(path: &Path) -> bool {
+    path.file_name() == Some(OsStr::new(CONFIG_FILE))
+}
+
+/// The changed document judged again, then every other open one (its text may be what they
+/// start from); all at once when it was a configuration.
+fn reschedule(shared: &Shared, uri: Url, routes: bool) {
+    match routes {
+        true => shared.schedule_all(),
+        false => shared.schedule_first(uri),
+    }
 }
 
 /// The file a URI names, absolute and with links resolved as far as it exists, so it compares

@@ -62,10 +62,19 @@ impl Shared {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// Judges `uri` once the debounce has passed without another change to it.
-    pub fn schedule(&self, uri: Url) {
+    /// `uri` judged once the debounce has passed, and then the open documents after it in
+    /// path order: an earlier migration's text is what the later ones of its table start from.
+    pub fn schedule_first(&self, uri: Url) {
         let mut docs = self.docs();
-        docs.pending.insert(uri, Instant::now() + self.debounce);
+        let first = Instant::now() + self.debounce;
+        let others = first + self.debounce;
+        let Some(path) = docs.open.get(&uri).map(|d| d.path.clone()) else {
+            return;
+        };
+        let later = docs.open.iter().filter(|(_, d)| d.path > path);
+        let uris: Vec<Url> = later.map(|(u, _)| u.clone()).collect();
+        docs.pending.extend(uris.into_iter().map(|u| (u, others)));
+        docs.pending.insert(uri, first);
         self.wake.notify_one();
     }
 

@@ -461,7 +461,7 @@ impl Repo {
             let Ok(location) = locate_in(&files, path) else {
                 continue;
             };
-            let Ok(text) = files.read_to_string(&location.metadata_file) else {
+            let Ok(text) = files.read_metadata(&location.metadata_file) else {
                 continue;
             };
             versions.push(Version {
@@ -638,7 +638,7 @@ impl Files for CommitFiles<'_> {
         self.resolve(path).map(drop)
     }
 
-    fn read_to_string(&self, path: &Path) -> Result<String, String> {
+    fn read(&self, path: &Path) -> Result<Vec<u8>, String> {
         let real = self.resolve(path)?;
         let entry = self
             .entry(&real)
@@ -647,8 +647,7 @@ impl Files for CommitFiles<'_> {
             .repo
             .find_blob(entry.id)
             .map_err(|e| format!("cannot read `{}`: {}", path.display(), e.message()))?;
-        String::from_utf8(blob.content().to_vec())
-            .map_err(|_| format!("`{}` is not UTF-8 text", path.display()))
+        Ok(blob.content().to_vec())
     }
 
     fn list(&self, dir: &Path) -> Result<Vec<String>, String> {

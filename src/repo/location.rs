@@ -10,6 +10,10 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use crate::iceberg::metadata_file::{
+    Codec, MAX_DECOMPRESSED_BYTES, java_parse_int, listed_version, version_file_names,
+};
+
 /// The metadata file to read, and, for a table directory, how to write the next version.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TableLocation {
@@ -21,20 +25,24 @@ pub struct TableLocation {
 pub struct HadoopTable {
     pub metadata_dir: PathBuf,
     pub version: u64,
+    /// The current version's file name: `vN.metadata.json`, or one of its gzip names.
+    pub file_name: String,
 }
 
 impl HadoopTable {
-    pub fn version_file(&self, version: u64) -> PathBuf {
-        self.metadata_dir.join(version_file_name(version))
+    /// Where Java's `HadoopTableOperations` commits the next version written with `codec`.
+    pub fn next_file(&self, codec: Codec) -> PathBuf {
+        self.metadata_dir
+            .join(codec.version_file_name(self.version + 1))
     }
 
-    /// Where Iceberg Java's `HadoopTableOperations` says version `version` lives, for the
+    /// Where Iceberg Java's `HadoopTableOperations` says the current version lives, for the
     /// `metadata-log` of the next file: under the table's `location`.
-    pub fn logged_file(&self, table_location: &str, version: u64) -> String {
+    pub fn logged_file(&self, table_location: &str) -> String {
         format!(
             "{}/metadata/{}",
             table_location.trim_end_matches('/'),
-            version_file_name(version)
+            self.file_name
         )
     }
 
@@ -54,7 +62,14 @@ impl HadoopTable {
 pub trait Files {
     fn is_file(&self, path: &Path) -> bool;
     fn is_dir(&self, path: &Path) -> bool;
-    fn read_to_string(&self, path: &Path) -> Result<String, String>;
+    fn read(&self, path: &Path) -> Result<Vec<u8>, String>;
+    fn read_to_string(&self, path: &Path) -> Result<String, String> {
+        utf8(path, self.read(path)?)
+    }
+    /// A metadata file's text: inflated first when its name says gzip, as Java reads it.
+    fn read_metadata(&self, path: &Path) -> Result<String, String> {
+        utf8(path, decode_metadata(path, self.read(path)?)?)
+    }
     /// The names of a directory's entries.
     fn list(&self, dir: &Path) -> Result<Vec<String>, String>;
     /// Whether reading `path` stays where these files may be read: an error saying where a
@@ -87,8 +102,8 @@ impl Files for WorkingTree {
         path.is_dir()
     }
 
-    fn read_to_string(&self, path: &Path) -> Result<String, String> {
-        fs::read_to_string(path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))
+    fn read(&self, path: &Path) -> Result<Vec<u8>, String> {
+        fs::read(path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))
     }
 
     fn list(&self, dir: &Path) -> Result<Vec<String>, String> {
@@ -99,6 +114,19 @@ impl Files for WorkingTree {
             .map(|e| e.file_name().to_string_lossy().into_owned())
             .collect())
     }
+}
+
+/// `bytes` read from `path` as its name says they are stored: a gzip metadata file inflated,
+/// within [`MAX_DECOMPRESSED_BYTES`].
+pub fn decode_metadata(path: &Path, bytes: Vec<u8>) -> Result<Vec<u8>, String> {
+    let name = path.file_name().map(|n| n.to_string_lossy());
+    Codec::of_file_name(name.as_deref().unwrap_or_default())
+        .decode(bytes, MAX_DECOMPRESSED_BYTES)
+        .map_err(|e| format!("cannot read `{}`: {e}", path.display()))
+}
+
+fn utf8(path: &Path, bytes: Vec<u8>) -> Result<String, String> {
+    String::from_utf8(bytes).map_err(|_| format!("`{}` is not UTF-8 text", path.display()))
 }
 
 pub fn locate(path: &Path) -> Result<TableLocation, String> {
@@ -167,9 +195,13 @@ pub fn locate_in(files: &dyn Files, path: &Path) -> Result<TableLocation, Locate
         .then(|| files.read_to_string(&hint).ok())
         .flatten()
         .and_then(|text| java_parse_int(first_line(&text)));
+    let versions = Versions {
+        files,
+        dir: &metadata_dir,
+    };
     let listed = match hinted {
         Some(version) => version,
-        None => newest_version(files, &metadata_dir).map_err(NotATable)?,
+        None => versions.newest()?,
     };
     let Ok(mut version) = u64::try_from(listed) else {
         return Err(NotATable(format!(
@@ -177,67 +209,81 @@ pub fn locate_in(files: &dyn Files, path: &Path) -> Result<TableLocation, Locate
             hint.display()
         )));
     };
-    let exists = |version: u64| -> Result<bool, LocateError> {
-        let file = metadata_dir.join(version_file_name(version));
-        confine(&file)?;
-        Ok(files.is_file(&file))
-    };
-    if !exists(version)? {
+    let Some(mut file_name) = versions.file_of(version)? else {
         return Err(NotATable(match (hinted, version) {
             (None, 0) => format!(
-                "`{}` is a directory without Iceberg metadata: expected metadata/version-hint.text or metadata/vN.metadata.json",
+                "`{}` is a directory without Iceberg metadata: expected metadata/version-hint.text or metadata/vN.metadata.json (or its gzip form, vN.gz.metadata.json)",
                 path.display()
             ),
             _ => format!(
-                "the metadata file for version {version} (`{}`) is missing",
-                metadata_dir.join(version_file_name(version)).display()
+                "the metadata file for version {version} (`{}`, or its gzip form) is missing",
+                metadata_dir
+                    .join(Codec::None.version_file_name(version))
+                    .display()
             ),
         }));
-    }
-    // A commit that wrote `vN+1` but not the hint is still the table's current state.
-    while exists(version + 1)? {
-        version += 1;
-    }
-    let table = HadoopTable {
-        metadata_dir,
-        version,
     };
+    // A commit that wrote `vN+1` but not the hint is still the table's current state.
+    while let Some(next) = versions.file_of(version + 1)? {
+        version += 1;
+        file_name = next;
+    }
     Ok(TableLocation {
-        metadata_file: table.version_file(version),
-        hadoop: Some(table),
+        metadata_file: metadata_dir.join(&file_name),
+        hadoop: Some(HadoopTable {
+            metadata_dir,
+            version,
+            file_name,
+        }),
     })
 }
 
-fn version_file_name(version: u64) -> String {
-    format!("v{version}.metadata.json")
+/// A Hadoop table's metadata directory, looked through as Java's `HadoopTableOperations` does.
+struct Versions<'a> {
+    files: &'a dyn Files,
+    dir: &'a Path,
+}
+
+impl Versions<'_> {
+    /// The file that holds `version`: the first of its names that exists, in Java's order
+    /// (plain, then gzip, then the older gzip suffix). Each is confined before it is looked at.
+    fn file_of(&self, version: u64) -> Result<Option<String>, LocateError> {
+        for name in version_file_names(version) {
+            let file = self.dir.join(&name);
+            self.files.confine(&file).map_err(LocateError::Outside)?;
+            if self.files.is_file(&file) {
+                return Ok(Some(name));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The highest version listed that has a metadata file, 0 if there is none. Java lists
+    /// every `v<number>.*` entry, then keeps the versions [`Self::file_of`] finds.
+    fn newest(&self) -> Result<i32, LocateError> {
+        let names = self.files.list(self.dir).map_err(LocateError::NotATable)?;
+        let mut listed: Vec<i32> = names
+            .iter()
+            .filter_map(|name| listed_version(name))
+            .filter(|v| *v > 0)
+            .collect();
+        listed.sort_unstable_by(|a, b| b.cmp(a));
+        listed.dedup();
+        for version in listed {
+            let Ok(unsigned) = u64::try_from(version) else {
+                continue;
+            };
+            if self.file_of(unsigned)?.is_some() {
+                return Ok(version);
+            }
+        }
+        Ok(0)
+    }
 }
 
 /// The text up to the first line break, as Java's `BufferedReader.readLine` returns it.
 fn first_line(text: &str) -> &str {
     text.split(['\n', '\r']).next().unwrap_or_default()
-}
-
-/// Java's `Integer.parseInt` on ASCII text: an optional sign, then decimal digits only (no
-/// spaces), within `int`'s range.
-fn java_parse_int(text: &str) -> Option<i32> {
-    let digits = text.strip_prefix(['+', '-']).unwrap_or(text);
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    text.parse::<i32>().ok()
-}
-
-/// The highest version among the directory's `vN.metadata.json` files, 0 if there is none.
-fn newest_version(files: &dyn Files, dir: &Path) -> Result<i32, String> {
-    Ok(files
-        .list(dir)?
-        .iter()
-        .filter_map(|name| {
-            let version = name.strip_prefix('v')?.strip_suffix(".metadata.json")?;
-            java_parse_int(version).filter(|v| *v > 0)
-        })
-        .max()
-        .unwrap_or(0))
 }
 
 #[cfg(test)]
@@ -277,22 +323,9 @@ mod tests {
     }
 
     #[test]
-    fn parses_the_hint_as_java_integer_parse_int() {
-        for (text, parsed) in [
-            ("2", Some(2)),
-            ("+2", Some(2)),
-            ("-3", Some(-3)),
-            ("007", Some(7)),
-            ("2 ", None),
-            (" 2", None),
-            ("", None),
-            ("+", None),
-            ("2147483648", None),
-            ("２", None),
-        ] {
-            assert_eq!(java_parse_int(text), parsed, "{text:?}");
-        }
+    fn reads_the_first_line_as_java_read_line() {
         assert_eq!(first_line("4\r\nrest"), "4");
+        assert_eq!(first_line(""), "");
     }
 
     #[test]
@@ -308,5 +341,71 @@ mod tests {
         // v5 is missing: Java stops at v4, as it does here.
         assert_eq!(location.metadata_file, meta.join("v4.metadata.json"));
         assert_eq!(location.hadoop.unwrap().version, 4);
+    }
+
+    #[test]
+    fn finds_gzip_versions_in_java_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let meta = dir.path().join("metadata");
+        fs::create_dir(&meta).unwrap();
+        fs::write(meta.join("v1.metadata.json"), "{}").unwrap();
+        fs::write(meta.join("v2.metadata.json.gz"), "").unwrap();
+        fs::write(meta.join("v3.gz.metadata.json"), "").unwrap();
+        // Listed, not hinted: the highest version with a file of any of the three names.
+        let location = locate(dir.path()).unwrap();
+        assert_eq!(location.metadata_file, meta.join("v3.gz.metadata.json"));
+        let hadoop = location.hadoop.unwrap();
+        assert_eq!(
+            (hadoop.version, hadoop.file_name.as_str()),
+            (3, "v3.gz.metadata.json")
+        );
+        assert_eq!(
+            hadoop.logged_file("file:///t/"),
+            "file:///t/metadata/v3.gz.metadata.json"
+        );
+        assert_eq!(hadoop.next_file(Codec::None), meta.join("v4.metadata.json"));
+        // Hinted at 1: rolled forward through the older gzip name to the newer one.
+        fs::write(meta.join("version-hint.text"), "1").unwrap();
+        assert_eq!(
+            locate(dir.path()).unwrap().metadata_file,
+            meta.join("v3.gz.metadata.json")
+        );
+        // Where a version has a plain and a gzip file, Java takes the plain one.
+        fs::write(meta.join("v3.metadata.json"), "{}").unwrap();
+        assert_eq!(
+            locate(dir.path()).unwrap().metadata_file,
+            meta.join("v3.metadata.json")
+        );
+    }
+
+    #[test]
+    fn lists_only_versions_that_have_a_metadata_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let meta = dir.path().join("metadata");
+        fs::create_dir(&meta).unwrap();
+        fs::write(meta.join("v2.metadata.json"), "{}").unwrap();
+        // `v9.x` matches Java's listing pattern but is no metadata file of version 9.
+        fs::write(meta.join("v9.avro"), "").unwrap();
+        assert_eq!(
+            locate(dir.path()).unwrap().metadata_file,
+            meta.join("v2.metadata.json")
+        );
+    }
+
+    #[test]
+    fn reads_a_gzip_metadata_file_by_its_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let gz = dir.path().join("t.gz.metadata.json");
+        fs::write(&gz, Codec::Gzip.encode("{\"a\": 1}").unwrap()).unwrap();
+        assert_eq!(WorkingTree.read_metadata(&gz).unwrap(), "{\"a\": 1}");
+        let plain = dir.path().join("gz.json");
+        fs::write(&plain, Codec::Gzip.encode("{}").unwrap()).unwrap();
+        assert!(WorkingTree.read_metadata(&plain).is_err());
+        fs::write(&gz, "{}").unwrap();
+        let err = WorkingTree.read_metadata(&gz).unwrap_err();
+        assert!(
+            err.contains("t.gz.metadata.json") && err.contains("not gzip"),
+            "{err}"
+        );
     }
 }

@@ -46,9 +46,9 @@ impl Files for RepoWorkTree {
         self.root.join(path).is_dir()
     }
 
-    fn read_to_string(&self, path: &Path) -> Result<String, String> {
+    fn read(&self, path: &Path) -> Result<Vec<u8>, String> {
         let real = self.resolve(path)?;
-        fs::read_to_string(real).map_err(|e| format!("cannot read `{}`: {e}", path.display()))
+        fs::read(real).map_err(|e| format!("cannot read `{}`: {e}", path.display()))
     }
 
     fn list(&self, dir: &Path) -> Result<Vec<String>, String> {

@@ -3,8 +3,9 @@
 //! directory or above (inside its git repository); the proposals judged are the ones `lint`
 //! would be given for a commit of everything not yet committed (the working tree's changed and
 //! new proposal files, and every open buffer that is a proposal) up to this file in path order,
-//! against the table as committed at `HEAD` (else the working tree's). The configuration
-//! itself is checked at its spans: parse errors, globs, the tables' locations.
+//! against the table as committed at `HEAD` (else the working tree's). An open `fieldgate.yaml`
+//! routes by its unsaved text (the one on disk must still parse: it finds the repository). The
+//! configuration itself is checked at its spans: parse errors, globs, the tables' locations.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -64,13 +65,18 @@ pub fn judge_buffer(path: &Path, texts: &Texts) -> Judged {
 
 fn judge_proposal(path: &Path, config: &Path, texts: &Texts) -> Result<Judged, Failure> {
     let dir = config.parent().unwrap_or(Path::new(""));
-    let Some(repo) = find_config(Some(config), dir)? else {
+    let Some(mut repo) = find_config(Some(config), dir)? else {
         return Ok(Judged::Skipped(format!(
             "`{}` cannot be read",
             config.display()
         )));
     };
     let root = repo.root.canonicalize().unwrap_or(repo.root.clone());
+    if texts.contains_key(config) {
+        let name = slashed(config.strip_prefix(&root).unwrap_or(config));
+        let source = text_of(config, name, texts)?;
+        repo.config = Config::parse(source.clone()).map_err(|e| config_failure_in(&source, e))?;
+    }
     let Ok(relative) = path.strip_prefix(&root) else {
         return Ok(Judged::Skipped("it is outside the repository".into()));
     };

@@ -395,7 +395,7 @@ impl TableAt<'_> {
             Err(LocateError::NotATable(message)) => Err(Failure::Message(message)),
             Ok(location) => self
                 .work_tree
-                .read_to_string(&location.metadata_file)
+                .read_metadata(&location.metadata_file)
                 .map_err(Failure::Message)
                 .and_then(|text| {
                     parse_metadata(&Arc::new(SourceFile {

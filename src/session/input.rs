@@ -23,10 +23,11 @@ use crate::iceberg::metadata::TableMetadata;
 use crate::iceberg::schema::Schema;
 use crate::proposal::{FileProposal, Proposal};
 use crate::repo::git::Repo;
-use crate::repo::location::{TableLocation, locate, not_local};
+use crate::repo::location::{TableLocation, decode_metadata, locate, not_local};
 use crate::rules::{CommitInfo, FileHistory, Mapping, RuleOptions};
 
-/// Reads a file as UTF-8 text; invalid bytes are a located error, not a lossy conversion.
+/// Reads a file as UTF-8 text (a gzip metadata file inflated first, as its name says); invalid
+/// bytes are a located error, not a lossy conversion.
 pub fn read_source(path: &Path) -> Result<Source, Failure> {
     read_source_named(path, path.display().to_string())
 }
@@ -38,6 +39,7 @@ pub fn read_source_named(path: &Path, name: String) -> Result<Source, Failure> {
             not_local(path).unwrap_or_else(|| format!("cannot read `{}`: {e}", path.display())),
         )
     })?;
+    let bytes = decode_metadata(path, bytes).map_err(Failure::Message)?;
     match String::from_utf8(bytes) {
         Ok(text) => Ok(Arc::new(SourceFile { name, text })),
         Err(e) => {
@@ -88,7 +90,7 @@ impl FileKind {
         let lower = name.to_ascii_lowercase();
         if lower.ends_with(".sql") {
             Some(FileKind::Ddl)
-        } else if lower.ends_with(".metadata.json") {
+        } else if lower.ends_with(".metadata.json") || lower.ends_with(".metadata.json.gz") {
             Some(FileKind::Metadata)
         } else if lower.ends_with(".yaml") || lower.ends_with(".yml") {
             Some(FileKind::SchemaFile(Format::Yaml))

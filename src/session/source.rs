@@ -70,7 +70,7 @@ impl TableSource for GitBase<'_> {
                 return Err(metadata_outside(self.table, message));
             }
         };
-        let text = self.files.read_to_string(&location.metadata_file)?;
+        let text = self.files.read_metadata(&location.metadata_file)?;
         // Named by its path alone, so annotations and code scanning can place findings in it.
         let source = Arc::new(SourceFile {
             name: location.metadata_file.display().to_string(),
@@ -122,7 +122,7 @@ impl HeadOrWorkTree<'_> {
         let Ok(location) = locate_in(&files, self.path) else {
             return Ok(None);
         };
-        let text = files.read_to_string(&location.metadata_file)?;
+        let text = files.read_metadata(&location.metadata_file)?;
         let prefix = self.shown(Path::new(""));
         let name = prefix.join(&location.metadata_file).display().to_string();
         if FileKind::of(&name, &text) != Some(FileKind::Metadata) {

@@ -17,10 +17,14 @@ local function codes(bufnr)
 end
 
 local bufnr = vim.api.nvim_get_current_buf()
+local exit_code
 local client_id = vim.lsp.start_client({
   name = "fieldgate",
   cmd = { os.getenv("FIELDGATE"), "lsp" },
   root_dir = vim.fn.getcwd(),
+  on_exit = function(code)
+    exit_code = code
+  end,
 })
 if not client_id then
   fail("the client did not start")
@@ -87,6 +91,13 @@ wait_for("a clean buffer", function()
   end
   return codes(bufnr):find("suppression", 1, true) == nil
 end)
+-- Neovim sends `shutdown`, then `exit`: the server must have processed both and exited 0.
 vim.lsp.stop_client(client_id)
+if not vim.wait(30000, function() return exit_code ~= nil end, 50) then
+  fail("the server did not exit after shutdown")
+end
+if exit_code ~= 0 then
+  fail("the server exited with " .. tostring(exit_code) .. " after shutdown and exit")
+end
 print("ok: fieldgate's diagnostics arrived in Neovim and the quick fix applied")
 vim.cmd("qall!")

@@ -25,8 +25,10 @@ export CARGO_TARGET_DIR="$target_dir"
 # third of the time on a fresh target dir (it is still the release profile pre-commit asks for,
 # with its own cached artifacts). Users' installs are unaffected.
 export CARGO_PROFILE_RELEASE_OPT_LEVEL=0
-# The developer's own fieldgate, for `apply --write` before staging.
-cargo build --locked --quiet --manifest-path "$repo/Cargo.toml"
+# The developer's own fieldgate, for `apply --write` before staging: built as `cargo test` builds
+# it (dependencies' features unified with the dev-dependencies'), so after the test suite this is
+# a no-op, where a plain `cargo build` compiles every dependency again with other features.
+cargo test --no-run --locked --quiet --manifest-path "$repo/Cargo.toml"
 fieldgate="$target_dir/debug/fieldgate"
 # Colourless, stable output to grep.
 export NO_COLOR=1 PRE_COMMIT_COLOR=never
