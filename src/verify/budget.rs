@@ -106,8 +106,17 @@ impl RunBudget {
             return Ok(());
         }
         let reader = BufReader::new(file.take(footer));
-        let shape = footer_shape(Compact::new(reader, footer), self.limits.schema_depth)
-            .map_err(|e| at(format!("the footer: {e}")))?;
+        let depth = self.limits.schema_depth;
+        let Ok(shape) = footer_shape(Compact::new(reader, footer), depth) else {
+            // A footer that is not Thrift is the parquet crate's to refuse: it reads no more than
+            // the footer's bytes, and its error says the file is not readable Parquet.
+            return Ok(());
+        };
+        if shape.depth > depth {
+            return Err(at(format!(
+                "the footer: the schema nests groups more than {depth} levels deep"
+            )));
+        }
         let chunks = shape.leaves.saturating_mul(shape.row_groups);
         if chunks > self.limits.column_chunks {
             return Err(at(format!(
@@ -219,25 +228,30 @@ impl RunBudget {
                 .seek(SeekFrom::Start(at))
                 .map_err(|e| format!("cannot read the page at byte {at}: {e}"))?;
             // A header (with its statistics) is bounded like a page, and by at least 1 MiB.
-            let header_limit = self.limits.page_bytes.max(1 << 20).min(end - at);
-            let mut header = Compact::new(&mut reader, header_limit);
-            let page = page_header(&mut header)
-                .map_err(|e| format!("the page header at byte {at}: {e}"))?;
+            let header_limit = self.limits.page_bytes.max(1 << 20);
+            let mut header = Compact::new(&mut reader, header_limit.min(end - at));
+            let page = match page_header(&mut header) {
+                Ok(page) => page,
+                Err(e) if header.over_limit() && header_limit < end - at => {
+                    return Err(format!("the page header at byte {at}: {e}"));
+                }
+                // A header that is not Thrift, or runs past its chunk, is left to the parquet
+                // crate: it refuses the same bytes before decompressing anything, and its error
+                // is located by the reader's own search for the failing column.
+                Err(_) => break,
+            };
             if page.bytes > self.limits.page_bytes {
                 return Err(format!(
                     "the page at byte {at} declares {} bytes decompressed, more than the {}-byte page limit",
                     page.bytes, self.limits.page_bytes
                 ));
             }
-            let next = at + header.consumed() + page.compressed;
-            if next > end {
-                return Err(format!(
-                    "the page at byte {at} runs past the end of its column chunk (byte {end})"
-                ));
-            }
             total.values = total.values.saturating_add(page.values);
             total.bytes = total.bytes.saturating_add(page.bytes);
-            at = next;
+            // A page running past its chunk is the parquet crate's to refuse, as above.
+            at = at
+                .saturating_add(header.consumed())
+                .saturating_add(page.compressed);
         }
         Ok(total)
     }
@@ -300,14 +314,18 @@ fn num_values<R: Read>(c: &mut Compact<R>) -> Result<i64, String> {
 struct Shape {
     leaves: u64,
     row_groups: u64,
+    /// The schema's nesting, measured up to one past the limit.
+    depth: usize,
 }
 
 /// FileMetaData: 2 the schema (flattened depth first, each group giving its children's count in
-/// field 5) and 4 the row groups; everything else is skipped.
+/// field 5) and 4 the row groups; everything else is skipped. A schema nested past `max_depth`
+/// ends the walk. An error is a footer that is not Thrift.
 fn footer_shape<R: Read>(mut c: Compact<R>, max_depth: usize) -> Result<Shape, String> {
     let mut shape = Shape {
         leaves: 0,
         row_groups: 0,
+        depth: 0,
     };
     let mut last = 0;
     while let Some(kind) = c.field(&mut last)? {
@@ -317,7 +335,10 @@ fn footer_shape<R: Read>(mut c: Compact<R>, max_depth: usize) -> Result<Shape, S
                 if element != STRUCT {
                     return Err("the schema is not a list of elements".into());
                 }
-                shape.leaves = schema_leaves(&mut c, len, max_depth)?;
+                (shape.leaves, shape.depth) = schema_leaves(&mut c, len, max_depth)?;
+                if shape.depth > max_depth {
+                    return Ok(shape);
+                }
             }
             (4, 9) => {
                 let (element, len) = c.list()?;
@@ -330,12 +351,16 @@ fn footer_shape<R: Read>(mut c: Compact<R>, max_depth: usize) -> Result<Shape, S
     Ok(shape)
 }
 
-/// Counts the leaf columns of a schema of `len` elements, refusing nesting deeper than
-/// `max_depth` before the parquet crate's recursive rebuild would overflow the stack.
-fn schema_leaves<R: Read>(c: &mut Compact<R>, len: u64, max_depth: usize) -> Result<u64, String> {
+/// Counts the leaf columns of a schema of `len` elements and its depth, stopping at nesting
+/// deeper than `max_depth`, which the parquet crate's recursive rebuild would not survive.
+fn schema_leaves<R: Read>(
+    c: &mut Compact<R>,
+    len: u64,
+    max_depth: usize,
+) -> Result<(u64, usize), String> {
     // Children still to come of each open group, the root first.
     let mut open: Vec<i64> = Vec::new();
-    let mut leaves = 0;
+    let (mut leaves, mut depth) = (0, 0);
     for _ in 0..len {
         let mut children = 0;
         let mut last = 0;
@@ -350,10 +375,10 @@ fn schema_leaves<R: Read>(c: &mut Compact<R>, len: u64, max_depth: usize) -> Res
         }
         if children > 0 {
             open.push(children);
-            if open.len() > max_depth + 1 {
-                return Err(format!(
-                    "the schema nests groups more than {max_depth} levels deep"
-                ));
+            // The root is a group of no level.
+            depth = depth.max(open.len() - 1);
+            if depth > max_depth {
+                return Ok((leaves, depth));
             }
         } else if !open.is_empty() {
             leaves += 1;
@@ -362,7 +387,7 @@ fn schema_leaves<R: Read>(c: &mut Compact<R>, len: u64, max_depth: usize) -> Res
             open.pop();
         }
     }
-    Ok(leaves)
+    Ok((leaves, depth))
 }
 
 #[cfg(test)]
@@ -451,6 +476,33 @@ mod tests {
             .check_pages("f", &file, &meta, &leaves, true)
             .unwrap_err();
         assert!(e.message.contains("one run decodes"), "{e}");
+    }
+
+    #[test]
+    fn a_header_that_is_not_thrift_is_left_to_the_crate_and_an_overlong_one_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let garbage = dir.path().join("garbage");
+        std::fs::write(&garbage, [0xA5; 100]).unwrap();
+        let run = RunBudget::new(ParquetLimits::default());
+        let pages = run
+            .chunk_pages(&File::open(&garbage).unwrap(), 0, 100)
+            .unwrap();
+        assert_eq!((pages.values, pages.bytes), (0, 0));
+
+        // Field 9 (binary) declaring 1.5 MiB of statistics in a 2 MiB chunk: past the 1 MiB a
+        // header may take when pages are limited to 8 bytes.
+        let mut long = vec![0x98, 0x80, 0x80, 0x60];
+        long.resize(2 << 20, 0);
+        let overlong = dir.path().join("overlong");
+        std::fs::write(&overlong, &long).unwrap();
+        let tight = RunBudget::new(ParquetLimits {
+            page_bytes: 8,
+            ..ParquetLimits::default()
+        });
+        let error = tight
+            .chunk_pages(&File::open(&overlong).unwrap(), 0, long.len() as u64)
+            .unwrap_err();
+        assert!(error.contains("longer than 1048576 bytes"), "{error}");
     }
 
     #[test]

@@ -20,6 +20,7 @@ pub mod file_schema;
 pub mod gate;
 pub mod listed;
 pub mod partition_values;
+pub mod positional;
 pub mod project;
 pub mod read;
 pub mod report;

@@ -17,6 +17,7 @@ pub struct Compact<R> {
     input: R,
     consumed: u64,
     limit: u64,
+    over_limit: bool,
 }
 
 impl<R: Read> Compact<R> {
@@ -26,6 +27,7 @@ impl<R: Read> Compact<R> {
             input,
             consumed: 0,
             limit,
+            over_limit: false,
         }
     }
 
@@ -33,8 +35,14 @@ impl<R: Read> Compact<R> {
         self.consumed
     }
 
+    /// Whether an error came from the limit given to [`Compact::new`], not from the bytes.
+    pub fn over_limit(&self) -> bool {
+        self.over_limit
+    }
+
     fn byte(&mut self) -> Result<u8, String> {
         if self.consumed >= self.limit {
+            self.over_limit = true;
             return Err(format!(
                 "a Thrift structure longer than {} bytes",
                 self.limit
@@ -53,6 +61,7 @@ impl<R: Read> Compact<R> {
         while n > 0 {
             let take = n.min(scratch.len() as u64) as usize;
             if self.consumed + take as u64 > self.limit {
+                self.over_limit = true;
                 return Err(format!(
                     "a Thrift structure longer than {} bytes",
                     self.limit
