@@ -6,8 +6,11 @@ use super::{ConfigError, error, unknown_key};
 use crate::limits::Limits;
 use crate::yaml::YamlNode;
 
+/// Where one limit's value goes in [`Limits`].
+type Place = fn(&mut Limits) -> &mut u64;
+
 /// The keys, whether each is a byte size, and where each value goes.
-const KEYS: &[(&str, bool, fn(&mut Limits) -> &mut u64)] = &[
+const KEYS: &[(&str, bool, Place)] = &[
     ("input-bytes", true, |l| &mut l.input_bytes),
     ("manifest-records", false, |l| &mut l.manifest_records),
     ("avro-value-bytes", true, |l| &mut l.avro_value_bytes),
