@@ -25,7 +25,6 @@ const LONG_FUNCTIONS: &[(&str, usize)] = &[
     ("src/suppress.rs::apply", 123),
     ("src/verify/file_schema.rs::primitive", 127),
     ("src/verify/project.rs::fill", 118),
-    ("src/verify/read.rs::verify_file", 202),
     ("src/verify/resolve.rs::member", 166),
     ("src/verify/resolve.rs::missing", 137),
     ("src/verify/sample.rs::current_files", 134),

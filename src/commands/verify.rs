@@ -8,6 +8,7 @@ use std::io::Write;
 use crate::cli::{FormatArg, RowsArg, VerifyArgs};
 use crate::failure::Failure;
 use crate::session::input::load_table;
+use crate::verify::budget::RunBudget;
 use crate::verify::listed::{look_up, manifest_entries};
 use crate::verify::read::{FileReport, Request, Sink, TableView, verify_file};
 use crate::verify::report::human::Human;
@@ -124,6 +125,7 @@ fn read_all(
                 rows,
                 partition: &f.partition,
                 deletes: &f.deletes,
+                budget: RunBudget::process(),
             };
             verify_file(view, &request, sink).map_err(|e| Failure::Message(e.to_string()))
         })

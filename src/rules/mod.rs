@@ -8,6 +8,7 @@
 pub mod catalogue;
 pub mod context;
 pub mod related;
+mod spec_fields;
 
 mod column_drop;
 mod column_rename;
@@ -21,6 +22,9 @@ mod missing_doc;
 mod name_mapped_rename;
 mod name_reuse;
 mod nullability_tightening;
+mod partition_drop_v1;
+mod partition_granularity_change;
+mod partition_name_collision;
 mod partition_source_drop;
 mod partition_source_promotion;
 mod position_shift;
@@ -114,6 +118,9 @@ pub fn registry() -> &'static [&'static dyn Rule] {
         &name_reuse::NameReuse,
         &JudgedElsewhere("nested-structure-change"),
         &nullability_tightening::NullabilityTightening,
+        &partition_drop_v1::PartitionDropV1,
+        &partition_granularity_change::PartitionGranularityChange,
+        &partition_name_collision::PartitionNameCollision,
         &partition_source_drop::PartitionSourceDrop,
         &partition_source_promotion::PartitionSourcePromotion,
         &JudgedElsewhere("policy-relaxation"),

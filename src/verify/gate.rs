@@ -10,6 +10,7 @@ use serde_json::Value;
 use crate::change::Origin;
 use crate::finding::{Finding, Severity};
 use crate::iceberg::metadata::TableMetadata;
+use crate::verify::budget::RunBudget;
 use crate::verify::deletes::Deletes;
 use crate::verify::error::VerifyError;
 use crate::verify::listed::{look_up, manifest_entries};
@@ -135,6 +136,7 @@ pub fn verify(
             rows: Some(0),
             partition: &file.partition,
             deletes: &file.deletes,
+            budget: RunBudget::process(),
         };
         let report = verify_file(&view, &request, &mut Quiet)?;
         findings.extend(file_findings(

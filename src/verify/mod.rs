@@ -12,6 +12,7 @@
 //! findings.
 
 pub mod avro;
+pub mod budget;
 pub mod counting;
 pub mod deletes;
 pub mod error;
@@ -19,9 +20,11 @@ pub mod file_schema;
 pub mod gate;
 pub mod listed;
 pub mod partition_values;
+pub mod positional;
 pub mod project;
 pub mod read;
 pub mod report;
 pub mod resolve;
 pub mod sample;
+pub mod thrift;
 pub mod values;

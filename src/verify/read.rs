@@ -8,11 +8,12 @@
 //! Malformed data is an error naming the file and, when a data page fails, the row group and
 //! column (found by re-reading the projected columns one row group and column at a time).
 
+use std::collections::BTreeSet;
 use std::fs::File;
 use std::path::Path;
 use std::sync::Arc;
 
-use arrow_array::RecordBatch;
+use arrow_array::{ArrayRef, RecordBatch};
 use parquet::arrow::ProjectionMask;
 use parquet::arrow::arrow_reader::{
     ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
@@ -22,19 +23,19 @@ use serde_json::{Map, Value};
 
 use crate::iceberg::name_mapping::NameMapping;
 use crate::iceberg::schema::Field;
+use crate::verify::budget::RunBudget;
 use crate::verify::counting::CountingFile;
 use crate::verify::deletes::Deletes;
 use crate::verify::error::{VerifyError, no_panic};
-use crate::verify::file_schema::{FileNode, FileSchema, IdSource};
+use crate::verify::file_schema::{FileSchema, IdSource};
+use crate::verify::positional::{ById, Positional, positional};
 use crate::verify::project::Projector;
 use crate::verify::resolve::{
-    ColumnReport, PartitionValues, Plan, Resolution, resolve, unreadable,
+    ColumnReport, PartitionValues, Plan, Resolution, Status, resolve, unreadable,
 };
 use crate::verify::values::value;
 
 const BATCH_ROWS: usize = 1024;
-/// Values shown per column in the positional counterfactual.
-pub const POSITIONAL_SAMPLE: usize = 3;
 
 /// The table side of a verification: the schema files are read as, and how ids are found.
 pub struct TableView<'a> {
@@ -84,22 +85,6 @@ pub struct PrunedColumn {
     pub chunk_bytes: u64,
 }
 
-/// One top-level table column that a reader resolving by position reads from another file column.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Positional {
-    pub position: usize,
-    pub table_column: String,
-    pub table_type: String,
-    /// The file column at the same position (`None`: the file has fewer columns).
-    pub file_column: Option<String>,
-    pub file_type: Option<String>,
-    /// The file column the field-id reader reads instead (`None`: it reads `by_id_fill`).
-    pub by_id: Option<String>,
-    /// What the field-id reader puts in every row when it reads no column (`None`: null).
-    pub by_id_fill: Option<Value>,
-    pub values: Vec<Value>,
-}
-
 /// Receives a file's report as soon as its columns are resolved, each row as it is built, and
 /// the finished report.
 pub trait Sink {
@@ -118,6 +103,8 @@ pub struct Request<'a> {
     /// What the file's manifest entry says of identity-partition source fields.
     pub partition: &'a PartitionValues,
     pub deletes: &'a Deletes,
+    /// What is left of the run's Parquet budget.
+    pub budget: &'a RunBudget,
 }
 
 pub fn verify_file(
@@ -125,184 +112,34 @@ pub fn verify_file(
     request: &Request<'_>,
     sink: &mut dyn Sink,
 ) -> Result<FileReport, VerifyError> {
-    let path = request.path.clone();
-    let at = |message: String| VerifyError::file(path.clone(), message);
-    let open = || {
-        let handle = File::open(request.local)
-            .map_err(|e| at(format!("cannot open `{}`: {e}", request.local.display())))?;
-        CountingFile::new(handle).map_err(|e| at(format!("cannot read: {e}")))
-    };
-    let file = open()?;
-    let options = ArrowReaderOptions::new()
-        .with_skip_arrow_metadata(true)
-        .with_page_index_policy(PageIndexPolicy::Skip);
-    let metadata =
-        no_panic(|| ArrowReaderMetadata::load(&file, options.clone()).map_err(|e| e.to_string()))
-            .map_err(|e| {
-            at(format!("not a readable Parquet file: {e}"))
-                .with_help("the file is truncated, corrupt, or not Parquet: no reader can open it")
-        })?;
-    check_chunk_ranges(metadata.metadata()).map_err(|e| {
-        at(format!("not a readable Parquet file: {e}"))
-            .with_help("the footer is corrupt: no reader can locate this column's data")
-    })?;
-    file.set_chunks(metadata.metadata());
-
-    let descr = metadata.parquet_schema();
-    let file_schema = FileSchema::from_parquet(descr, table.name_mapping);
-    let mut report = FileReport {
-        path: path.clone(),
-        read_from: (Path::new(&path) != request.local).then(|| request.local.display().to_string()),
-        rows: 0,
-        bytes_read: 0,
-        file_bytes: file.file_len(),
-        ids: file_schema.ids,
-        columns: Vec::new(),
-        pruned: Vec::new(),
-        positional: Vec::new(),
-        positional_bytes_read: 0,
-        problem: None,
-        deletes: request.deletes.clone(),
-        rows_deleted: 0,
-        rows_printed: 0,
-        ranges_read: Vec::new(),
-    };
-
+    let opened = Opened::open(request)?;
+    let file_schema =
+        FileSchema::from_parquet(opened.metadata.parquet_schema(), table.name_mapping);
+    let mut report = opened.report(request, file_schema.ids);
     if file_schema.ids == IdSource::None {
-        report.problem = Some(
-            "the file has no field ids and the table has no name mapping (`schema.name-mapping.default`): \
-             a field-id reader cannot match its columns. PyIceberg refuses the file; Iceberg Java reads \
-             it by position, as shown below"
-                .into(),
-        );
-        sink.resolved(&report).map_err(&at)?;
-        report.rows = metadata.metadata().file_metadata().num_rows().max(0) as u64;
-        let none = vec![ById::default(); table.fields.len()];
-        let (positional, bytes) = positional(table, &file_schema, &none, &metadata, open()?, &at)?;
-        report.positional = positional;
-        report.positional_bytes_read = bytes;
-        report.bytes_read = file.bytes_read();
-        report.ranges_read = file.ranges_read();
-        sink.finished(&report).map_err(&at)?;
-        return Ok(report);
+        return unmatched(table, &opened, &file_schema, report, sink);
     }
-
     let resolution = resolve(
         table.fields,
         &file_schema,
         table.format_version,
         request.partition,
     )
-    .map_err(|e| at(e.0))?;
-    let meta = metadata.metadata();
-    let first_row_group = meta
-        .row_groups()
-        .iter()
-        .position(|rg| rg.num_rows() > 0)
-        .unwrap_or(0);
-    report.columns = resolution.columns.clone();
-    for c in &mut report.columns {
-        if c.status == crate::verify::resolve::Status::Incompatible {
-            c.row_group = Some(first_row_group);
-        }
-    }
-    report.pruned = resolution
-        .pruned
-        .iter()
-        .map(|p| PrunedColumn {
-            file_column: p.file_column.clone(),
-            field_id: p.field_id,
-            chunk_bytes: chunk_bytes(meta, p.leaves.clone()),
-        })
-        .collect();
-    sink.resolved(&report).map_err(&at)?;
+    .map_err(|e| opened.at(e.0))?;
+    describe(&mut report, &resolution, opened.metadata.metadata());
+    sink.resolved(&report).map_err(|e| opened.at(e))?;
 
-    let deleted = request.deletes.deleted_positions()?;
-    let print = report.passed();
-    let limit = request.rows.unwrap_or(usize::MAX);
-    let mut scanned: u64 = 0;
-    let projector = Projector {
-        file_columns: &file_schema.columns,
-        leaves: &resolution.leaves,
-        fields: table.fields,
-        plans: &resolution.plans,
+    let scan = Scan {
+        table,
+        file_schema: &file_schema,
+        resolution: &resolution,
+        deleted: request.deletes.deleted_positions()?,
+        print: report.passed(),
+        limit: request.rows.unwrap_or(usize::MAX),
     };
-    let mut on_batch = |batch: &RecordBatch| -> Result<(), String> {
-        let columns = projector.project(batch)?;
-        let first = scanned;
-        scanned += batch.num_rows() as u64;
-        for row in 0..batch.num_rows() {
-            if deleted.contains(&(first + row as u64)) {
-                report.rows_deleted += 1;
-                continue;
-            }
-            report.rows += 1;
-            if !print || report.rows_printed >= limit {
-                continue;
-            }
-            let mut object = Map::new();
-            let shown = table.fields.iter().zip(&columns);
-            for (field, column) in shown.filter(|(f, _)| unreadable(&f.field_type).is_none()) {
-                object.insert(
-                    field.name.clone(),
-                    value(column.as_ref(), row, Some(&field.field_type)),
-                );
-            }
-            sink.row(Value::Object(object))?;
-            report.rows_printed += 1;
-        }
-        Ok(())
-    };
-    let expected_rows = meta.file_metadata().num_rows();
-    let read = no_panic(|| {
-        if resolution.leaves.is_empty() {
-            // Nothing to read: every column is filled; rows come from the footer's count.
-            let mut left = usize::try_from(expected_rows.max(0)).unwrap_or(usize::MAX);
-            while left > 0 {
-                let n = left.min(BATCH_ROWS);
-                let options = arrow_array::RecordBatchOptions::new().with_row_count(Some(n));
-                let batch = RecordBatch::try_new_with_options(
-                    Arc::new(arrow_schema::Schema::empty()),
-                    vec![],
-                    &options,
-                )
-                .map_err(|e| e.to_string())?;
-                on_batch(&batch)?;
-                left -= n;
-            }
-            return Ok(());
-        }
-        let reader =
-            ParquetRecordBatchReaderBuilder::new_with_metadata(file.clone(), metadata.clone())
-                .with_projection(ProjectionMask::leaves(
-                    descr,
-                    resolution.leaves.iter().copied(),
-                ))
-                .with_batch_size(BATCH_ROWS)
-                .build()
-                .map_err(|e| e.to_string())?;
-        for batch in reader {
-            on_batch(&batch.map_err(|e| e.to_string())?)?;
-        }
-        Ok(())
-    });
-    if let Err(message) = read {
-        return Err(locate(
-            &message,
-            &path,
-            &metadata,
-            &resolution,
-            &file_schema,
-            open,
-        ));
-    }
-    if i64::try_from(scanned).ok() != Some(expected_rows) {
-        return Err(at(format!(
-            "the footer promises {expected_rows} rows, the column chunks held {scanned}"
-        )));
-    }
-    report.bytes_read = file.bytes_read();
-    report.ranges_read = file.ranges_read();
+    scan.read(&opened, &mut report, sink)?;
+    report.bytes_read = opened.file.bytes_read();
+    report.ranges_read = opened.file.ranges_read();
 
     let by_id: Vec<ById> = resolution
         .sources
@@ -316,11 +153,308 @@ pub fn verify_file(
             },
         })
         .collect();
-    let (positional, bytes) = positional(table, &file_schema, &by_id, &metadata, open()?, &at)?;
+    let (positional, bytes) = positional(table, &file_schema, &by_id, &opened)?;
     report.positional = positional;
     report.positional_bytes_read = bytes;
-    sink.finished(&report).map_err(&at)?;
+    sink.finished(&report).map_err(|e| opened.at(e))?;
     Ok(report)
+}
+
+/// One file opened for verification: its footer measured against the run's budget, decoded,
+/// and its rows taken from the budget.
+pub struct Opened<'a> {
+    pub path: String,
+    local: &'a Path,
+    budget: &'a RunBudget,
+    /// The handle page headers are measured through, so that what the report says was read
+    /// stays what the reader read.
+    raw: File,
+    pub file: CountingFile,
+    pub metadata: ArrowReaderMetadata,
+    /// The rows the footer declares, within the run's budget.
+    pub rows: u64,
+}
+
+impl<'a> Opened<'a> {
+    fn open(request: &Request<'a>) -> Result<Opened<'a>, VerifyError> {
+        let path = request.path.clone();
+        let at = |message: String| VerifyError::file(path.clone(), message);
+        let mut raw = File::open(request.local)
+            .map_err(|e| at(format!("cannot open `{}`: {e}", request.local.display())))?;
+        request.budget.check_footer(&path, &mut raw)?;
+        let file = counting(&path, request.local)?;
+        let options = ArrowReaderOptions::new()
+            .with_skip_arrow_metadata(true)
+            .with_page_index_policy(PageIndexPolicy::Skip);
+        let metadata = no_panic(|| {
+            ArrowReaderMetadata::load(&file, options.clone()).map_err(|e| e.to_string())
+        })
+        .map_err(|e| {
+            at(format!("not a readable Parquet file: {e}"))
+                .with_help("the file is truncated, corrupt, or not Parquet: no reader can open it")
+        })?;
+        check_chunk_ranges(metadata.metadata()).map_err(|e| {
+            at(format!("not a readable Parquet file: {e}"))
+                .with_help("the footer is corrupt: no reader can locate this column's data")
+        })?;
+        file.set_chunks(metadata.metadata());
+        let rows = request.budget.take_rows(&path, metadata.metadata())?;
+        Ok(Opened {
+            path,
+            local: request.local,
+            budget: request.budget,
+            raw,
+            file,
+            metadata,
+            rows,
+        })
+    }
+
+    pub fn at(&self, message: String) -> VerifyError {
+        VerifyError::file(self.path.clone(), message)
+    }
+
+    /// A fresh counting handle on the same file, for a read counted apart.
+    pub fn reopen(&self) -> Result<CountingFile, VerifyError> {
+        counting(&self.path, self.local)
+    }
+
+    /// Bounds the pages of `leaves` before they are read; `charge` takes them from the run's
+    /// totals too.
+    pub fn guard(&self, leaves: &[usize], charge: bool) -> Result<(), VerifyError> {
+        let meta = self.metadata.metadata();
+        self.budget
+            .check_pages(&self.path, &self.raw, meta, leaves, charge)
+    }
+
+    fn report(&self, request: &Request<'_>, ids: IdSource) -> FileReport {
+        FileReport {
+            path: self.path.clone(),
+            read_from: (Path::new(&self.path) != request.local)
+                .then(|| request.local.display().to_string()),
+            rows: 0,
+            bytes_read: 0,
+            file_bytes: self.file.file_len(),
+            ids,
+            columns: Vec::new(),
+            pruned: Vec::new(),
+            positional: Vec::new(),
+            positional_bytes_read: 0,
+            problem: None,
+            deletes: request.deletes.clone(),
+            rows_deleted: 0,
+            rows_printed: 0,
+            ranges_read: Vec::new(),
+        }
+    }
+}
+
+fn counting(path: &str, local: &Path) -> Result<CountingFile, VerifyError> {
+    let at = |message: String| VerifyError::file(path, message);
+    let handle =
+        File::open(local).map_err(|e| at(format!("cannot open `{}`: {e}", local.display())))?;
+    CountingFile::new(handle).map_err(|e| at(format!("cannot read: {e}")))
+}
+
+/// A file without field ids in a table without a name mapping: no field-id reader matches its
+/// columns, so only what a reader resolving by position would read is shown.
+fn unmatched(
+    table: &TableView<'_>,
+    opened: &Opened<'_>,
+    file_schema: &FileSchema,
+    mut report: FileReport,
+    sink: &mut dyn Sink,
+) -> Result<FileReport, VerifyError> {
+    report.problem = Some(
+        "the file has no field ids and the table has no name mapping (`schema.name-mapping.default`): \
+         a field-id reader cannot match its columns. PyIceberg refuses the file; Iceberg Java reads \
+         it by position, as shown below"
+            .into(),
+    );
+    sink.resolved(&report).map_err(|e| opened.at(e))?;
+    report.rows = opened.rows;
+    let none = vec![ById::default(); table.fields.len()];
+    let (positional, bytes) = positional(table, file_schema, &none, opened)?;
+    report.positional = positional;
+    report.positional_bytes_read = bytes;
+    report.bytes_read = opened.file.bytes_read();
+    report.ranges_read = opened.file.ranges_read();
+    sink.finished(&report).map_err(|e| opened.at(e))?;
+    Ok(report)
+}
+
+/// The resolved columns, and the pruned ones with the bytes never read.
+fn describe(report: &mut FileReport, resolution: &Resolution, meta: &ParquetMetaData) {
+    let first_row_group = meta
+        .row_groups()
+        .iter()
+        .position(|rg| rg.num_rows() > 0)
+        .unwrap_or(0);
+    report.columns = resolution.columns.clone();
+    for c in &mut report.columns {
+        if c.status == Status::Incompatible {
+            c.row_group = Some(first_row_group);
+        }
+    }
+    report.pruned = resolution
+        .pruned
+        .iter()
+        .map(|p| PrunedColumn {
+            file_column: p.file_column.clone(),
+            field_id: p.field_id,
+            chunk_bytes: chunk_bytes(meta, p.leaves.clone()),
+        })
+        .collect();
+}
+
+/// Reading every row of the resolved columns, batch by batch.
+struct Scan<'a> {
+    table: &'a TableView<'a>,
+    file_schema: &'a FileSchema,
+    resolution: &'a Resolution,
+    deleted: BTreeSet<u64>,
+    /// Whether rows are shown (a failing file's are not).
+    print: bool,
+    limit: usize,
+}
+
+impl Scan<'_> {
+    fn read(
+        &self,
+        opened: &Opened<'_>,
+        report: &mut FileReport,
+        sink: &mut dyn Sink,
+    ) -> Result<(), VerifyError> {
+        let leaves: Vec<usize> = self.resolution.leaves.iter().copied().collect();
+        opened.guard(&leaves, true)?;
+        let projector = Projector {
+            file_columns: &self.file_schema.columns,
+            leaves: &self.resolution.leaves,
+            fields: self.table.fields,
+            plans: &self.resolution.plans,
+        };
+        let mut scanned: u64 = 0;
+        let mut on_batch = |batch: &RecordBatch| -> Result<(), String> {
+            let first = scanned;
+            scanned += batch.num_rows() as u64;
+            if scanned > opened.rows {
+                return Err(format!(
+                    "the column chunks hold more rows than the {} the footer promises",
+                    opened.rows
+                ));
+            }
+            self.rows(
+                &projector.project(batch)?,
+                first,
+                batch.num_rows(),
+                report,
+                sink,
+            )
+        };
+        let read = no_panic(|| {
+            if leaves.is_empty() {
+                filled_batches(opened.rows, &mut on_batch)
+            } else {
+                self.batches(opened, &mut on_batch)
+            }
+        });
+        if let Err(message) = read {
+            let reopen = || opened.reopen();
+            let (metadata, path) = (&opened.metadata, &opened.path);
+            return Err(locate(
+                &message,
+                path,
+                metadata,
+                self.resolution,
+                self.file_schema,
+                reopen,
+            ));
+        }
+        if scanned != opened.rows {
+            return Err(opened.at(format!(
+                "the footer promises {} rows, the column chunks held {scanned}",
+                opened.rows
+            )));
+        }
+        Ok(())
+    }
+
+    fn batches(
+        &self,
+        opened: &Opened<'_>,
+        on_batch: &mut dyn FnMut(&RecordBatch) -> Result<(), String>,
+    ) -> Result<(), String> {
+        let descr = opened.metadata.parquet_schema();
+        let reader = ParquetRecordBatchReaderBuilder::new_with_metadata(
+            opened.file.clone(),
+            opened.metadata.clone(),
+        )
+        .with_projection(ProjectionMask::leaves(
+            descr,
+            self.resolution.leaves.iter().copied(),
+        ))
+        .with_batch_size(BATCH_ROWS)
+        .build()
+        .map_err(|e| e.to_string())?;
+        for batch in reader {
+            on_batch(&batch.map_err(|e| e.to_string())?)?;
+        }
+        Ok(())
+    }
+
+    /// The `count` rows of one batch whose first row is the file's row `first`.
+    fn rows(
+        &self,
+        columns: &[ArrayRef],
+        first: u64,
+        count: usize,
+        report: &mut FileReport,
+        sink: &mut dyn Sink,
+    ) -> Result<(), String> {
+        for row in 0..count {
+            if self.deleted.contains(&(first + row as u64)) {
+                report.rows_deleted += 1;
+                continue;
+            }
+            report.rows += 1;
+            if !self.print || report.rows_printed >= self.limit {
+                continue;
+            }
+            let mut object = Map::new();
+            let shown = self.table.fields.iter().zip(columns);
+            for (field, column) in shown.filter(|(f, _)| unreadable(&f.field_type).is_none()) {
+                object.insert(
+                    field.name.clone(),
+                    value(column.as_ref(), row, Some(&field.field_type)),
+                );
+            }
+            sink.row(Value::Object(object))?;
+            report.rows_printed += 1;
+        }
+        Ok(())
+    }
+}
+
+/// Nothing to read: every column is filled, and the rows are the footer's count, which the
+/// run's budget bounds.
+fn filled_batches(
+    rows: u64,
+    on_batch: &mut dyn FnMut(&RecordBatch) -> Result<(), String>,
+) -> Result<(), String> {
+    let mut left = usize::try_from(rows).unwrap_or(usize::MAX);
+    while left > 0 {
+        let n = left.min(BATCH_ROWS);
+        let options = arrow_array::RecordBatchOptions::new().with_row_count(Some(n));
+        let batch = RecordBatch::try_new_with_options(
+            Arc::new(arrow_schema::Schema::empty()),
+            vec![],
+            &options,
+        )
+        .map_err(|e| e.to_string())?;
+        on_batch(&batch)?;
+        left -= n;
+    }
+    Ok(())
 }
 
 /// Every column chunk's range in the footer must be non-negative: the parquet crate's
@@ -401,85 +535,6 @@ fn locate(
     error
 }
 
-/// The positional counterfactual: per top-level table column, the file column a reader resolving
-/// by position would read, where that is not the one the field-id reader reads.
-/// What a field-id reader gives a top-level table field: a file column, or else one value (a
-/// default or a partition value; `None`: null) for every row.
-#[derive(Debug, Clone, Default)]
-struct ById {
-    column: Option<usize>,
-    fill: Option<Value>,
-}
-
-fn positional(
-    table: &TableView<'_>,
-    file_schema: &FileSchema,
-    sources: &[ById],
-    metadata: &ArrowReaderMetadata,
-    file: CountingFile,
-    at: &impl Fn(String) -> VerifyError,
-) -> Result<(Vec<Positional>, u64), VerifyError> {
-    let columns = &file_schema.columns;
-    let mut out: Vec<Positional> = Vec::new();
-    for (i, (field, by_id)) in table.fields.iter().zip(sources).enumerate() {
-        let source = by_id.column;
-        let at_position = columns.get(i).filter(|c| !c.leaves.is_empty());
-        if at_position.map(|_| i) == source || (at_position.is_none() && source.is_none()) {
-            continue;
-        }
-        out.push(Positional {
-            position: i,
-            table_column: field.name.clone(),
-            table_type: field.field_type.to_string(),
-            file_column: at_position.map(|c| c.path.clone()),
-            file_type: at_position.map(FileNode::type_name),
-            by_id: source.and_then(|s| columns.get(s)).map(|c| c.path.clone()),
-            by_id_fill: by_id.fill.clone().filter(|_| source.is_none()),
-            values: Vec::new(),
-        });
-    }
-    let roots: Vec<usize> = out
-        .iter()
-        .filter(|p| p.file_column.is_some())
-        .map(|p| p.position)
-        .collect();
-    if roots.is_empty() {
-        return Ok((out, 0));
-    }
-    let descr = metadata.parquet_schema();
-    let sample = no_panic(|| {
-        let reader =
-            ParquetRecordBatchReaderBuilder::new_with_metadata(file.clone(), metadata.clone())
-                .with_projection(ProjectionMask::roots(descr, roots.iter().copied()))
-                .with_batch_size(POSITIONAL_SAMPLE)
-                .with_limit(POSITIONAL_SAMPLE)
-                .build()
-                .map_err(|e| e.to_string())?;
-        let mut batches = Vec::new();
-        for batch in reader {
-            batches.push(batch.map_err(|e| e.to_string())?);
-        }
-        Ok(batches)
-    })
-    .map_err(|e| at(format!("cannot read the data: {e}")))?;
-    for (k, root) in roots.iter().enumerate() {
-        let file_type = columns.get(*root).and_then(FileNode::iceberg_type);
-        let values: Vec<Value> = sample
-            .iter()
-            .flat_map(|batch| {
-                let column = batch.column(k).clone();
-                let file_type = file_type.clone();
-                (0..batch.num_rows()).map(move |r| value(column.as_ref(), r, file_type.as_ref()))
-            })
-            .take(POSITIONAL_SAMPLE)
-            .collect();
-        if let Some(p) = out.iter_mut().find(|p| p.position == *root) {
-            p.values = values;
-        }
-    }
-    Ok((out, file.bytes_read()))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -518,6 +573,7 @@ mod tests {
             rows: Some(1),
             partition: &PartitionValues::new(),
             deletes: &Deletes::default(),
+            budget: &RunBudget::new(Default::default()),
         };
         let mut rows = Rows(Vec::new());
         let report = verify_file(&view, &request, &mut rows).unwrap();
