@@ -16,6 +16,7 @@ pub mod frontend;
 pub mod iceberg;
 pub mod json;
 pub mod judge;
+pub mod limits;
 pub mod lsp;
 pub mod pipe;
 pub mod proposal;

@@ -38,13 +38,16 @@ pub struct Evolution {
 }
 
 /// The most members (fields, list elements, map keys and values) the schemas one proposal
-/// appends may hold in all, about 200 MB of metadata JSON. Every statement is one schema update
-/// and so one more copy of the whole schema in the metadata file, which readers load to plan
-/// every query: far below this the file is already a burden, and without a bound a long
-/// migration of adds grows quadratically until memory runs out.
-pub const MAX_WRITTEN_MEMBERS: usize = 2_500_000;
+/// appends may hold in all (`limits: schema-fields`, 2,500,000 by default: about 200 MB of
+/// metadata JSON). Every statement is one schema update and so one more copy of the whole
+/// schema in the metadata file, which readers load to plan every query: far below this the file
+/// is already a burden, and without a bound a long migration of adds grows quadratically until
+/// memory runs out.
+fn max_written_members() -> usize {
+    usize::try_from(crate::limits::get().schema_fields).unwrap_or(usize::MAX)
+}
 
-/// A proposal whose schemas would exceed [`MAX_WRITTEN_MEMBERS`], at the statement that
+/// A proposal whose schemas would exceed [`max_written_members`], at the statement that
 /// crosses it.
 #[derive(Debug, Clone)]
 pub struct TooLarge {
@@ -58,8 +61,11 @@ pub struct TooLarge {
 impl TooLarge {
     pub fn message(&self) -> String {
         format!(
-            "each statement is one schema update, which writes the whole schema again: by statement {} of {}, the new schemas hold {} fields, more than the {} a metadata file can reasonably carry",
-            self.statement, self.statements, self.members, MAX_WRITTEN_MEMBERS
+            "each statement is one schema update, which writes the whole schema again: by statement {} of {}, the new schemas hold {} fields, more than the {} a metadata file can reasonably carry (`limits: schema-fields` in fieldgate.yaml)",
+            self.statement,
+            self.statements,
+            self.members,
+            max_written_members()
         )
     }
 
@@ -106,7 +112,7 @@ pub fn evolve<'c>(
         }
         assigned.append(&mut update.assigned);
         update.commit(&mut metadata, &mut log);
-        if log.written > MAX_WRITTEN_MEMBERS
+        if log.written > max_written_members()
             && let Some(first) = changes.first()
         {
             too_large = Some(TooLarge {

@@ -1,6 +1,6 @@
 //! `fieldgate.yaml`, the repository configuration: which tables there are and where their
 //! metadata lives, how their files are read (`mapping`), the data files to verify (`sample`), the
-//! compatibility mode, and rule severities globally and per table. Everything is validated: an unknown key, rule, severity or
+//! compatibility mode, rule severities globally and per table, and the run's `limits`. Everything is validated: an unknown key, rule, severity or
 //! mode is a located error with a "did you mean", never silently ignored.
 
 use std::collections::HashMap;
@@ -8,20 +8,32 @@ use std::path::{Component, Path, PathBuf};
 
 use crate::catalog::config::{CatalogConfig, config_catalogs, named, unknown_catalogs};
 use crate::change::{Source, Span};
-use crate::finding::Severity;
 use crate::frontend::ddl::Dialect;
 use crate::judge::Settings;
 use crate::repo::glob;
-use crate::rules::catalogue::parse_severity;
-use crate::rules::{Compatibility, Mapping, registry};
+use crate::rules::{Compatibility, Mapping};
 use crate::suggest::closest;
 use crate::yaml::{self, YamlNode};
 
+mod limits;
+mod rule_settings;
 mod sample;
 
+pub use limits::named as named_limits;
+pub use rule_settings::{RuleOption, RuleSetting};
 pub use sample::{Sample, SampleKind};
 
 pub const CONFIG_FILE: &str = "fieldgate.yaml";
+
+const TOP_KEYS: &[&str] = &[
+    "tables",
+    "proposals",
+    "dialect",
+    "compatibility",
+    "rules",
+    "catalogs",
+    "limits",
+];
 
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -37,6 +49,8 @@ pub struct Config {
     pub rules: Vec<RuleSetting>,
     /// `catalogs:`, where tables with a `catalog:` live.
     pub catalogs: Vec<CatalogConfig>,
+    /// `limits:`, the run's budgets (the defaults when it is left out).
+    pub limits: crate::limits::Limits,
 }
 
 #[derive(Debug, Clone)]
@@ -57,36 +71,6 @@ pub struct TableConfig {
     pub identifier: Option<(String, Span)>,
     /// The configuration file the entry is written in, where errors about it point.
     pub source: Source,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct RuleSetting {
-    pub rule: String,
-    /// The rule's key in the file.
-    pub span: Span,
-    /// `Some(None)`: the rule is off; `None`: not set here (the map form with options only).
-    pub severity: Option<Option<Severity>>,
-    pub options: Vec<RuleOption>,
-}
-
-/// An option of one rule, in the map form (`name-reuse: {severity: error, window-days: 30}`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum RuleOption {
-    /// `name-reuse: window-days`.
-    WindowDays(u32),
-    /// `column-drop: require-deprecation-days`.
-    RequireDeprecationDays(u32),
-    /// `column-drop: deprecation-mark`.
-    DeprecationMark(String),
-}
-
-/// The options each rule accepts besides `severity`.
-fn option_names(rule: &str) -> &'static [&'static str] {
-    match rule {
-        "name-reuse" => &["window-days"],
-        "column-drop" => &["require-deprecation-days", "deprecation-mark"],
-        _ => &[],
-    }
 }
 
 /// A problem in the configuration, located in its text.
@@ -117,6 +101,7 @@ impl Config {
             compatibility_span: None,
             rules: Vec::new(),
             catalogs: Vec::new(),
+            limits: Default::default(),
         };
         let Some(entries) = root.as_map() else {
             if !root.is_null() {
@@ -162,20 +147,10 @@ impl Config {
                     config.compatibility = compatibility(value, &mut errors);
                     config.compatibility_span = Some(to_span(value.span));
                 }
-                "rules" => config.rules = rules(value, &mut errors),
+                "rules" => config.rules = rule_settings::rules(value, &mut errors),
                 "catalogs" => config.catalogs = config_catalogs(value, &mut errors),
-                other => errors.push(unknown_key(
-                    entry.key_span,
-                    other,
-                    &[
-                        "tables",
-                        "proposals",
-                        "dialect",
-                        "compatibility",
-                        "rules",
-                        "catalogs",
-                    ],
-                )),
+                "limits" => config.limits = limits::limits(value, &mut errors),
+                other => errors.push(unknown_key(entry.key_span, other, TOP_KEYS)),
             }
         }
         errors.extend(unknown_catalogs(&config));
@@ -593,7 +568,7 @@ fn table_setting(
             table.compatibility = compatibility(value, errors);
             table.compatibility_span = Some(to_span(value.span));
         }
-        "rules" => table.rules = rules(value, errors),
+        "rules" => table.rules = rule_settings::rules(value, errors),
         "sample" => table.sample = sample::sample(value, errors),
         "catalog" => table.catalog = named(value, "catalog", errors),
         "identifier" => table.identifier = named(value, "identifier", errors),
@@ -613,106 +588,13 @@ fn table_setting(
     }
 }
 
-fn rules(node: &YamlNode, errors: &mut Vec<ConfigError>) -> Vec<RuleSetting> {
-    let Some(entries) = node.as_map() else {
-        errors.push(error(
-            node,
-            format!(
-                "`rules` must map rule names to severities, found {}",
-                node.kind_name()
-            ),
-            None,
-        ));
-        return Vec::new();
-    };
-    let names: Vec<&str> = registry().iter().map(|r| r.name()).collect();
-    let mut out = Vec::new();
-    for entry in entries {
-        if !names.contains(&entry.key.as_str()) {
-            let help =
-                closest(&entry.key, names.iter().copied()).map(|s| format!("did you mean `{s}`?"));
-            errors.push(ConfigError {
-                span: to_span(entry.key_span),
-                message: format!("unknown rule `{}`", entry.key),
-                help,
-            });
-            continue;
-        }
-        // `rule: error`, or the map form `rule: {severity: error, <option>: <value>}`.
-        let mut options = Vec::new();
-        let severity_node = match entry.value.as_map() {
-            Some(map) => {
-                let known = option_names(&entry.key);
-                for option in map.iter().filter(|o| o.key != "severity") {
-                    if known.contains(&option.key.as_str()) {
-                        options.extend(rule_option(&option.key, &option.value, errors));
-                    } else {
-                        let mut all = vec!["severity"];
-                        all.extend_from_slice(known);
-                        errors.push(unknown_key(option.key_span, &option.key, &all));
-                    }
-                }
-                entry.value.get("severity")
-            }
-            None => Some(&entry.value),
-        };
-        let severity = match severity_node {
-            Some(node) => match enum_value(
-                node,
-                "severity",
-                &["error", "warning", "note", "off"],
-                parse_severity,
-                errors,
-            ) {
-                Some(severity) => Some(severity),
-                None => continue,
-            },
-            None => None,
-        };
-        out.push(RuleSetting {
-            rule: entry.key.clone(),
-            span: to_span(entry.key_span),
-            severity,
-            options,
-        });
-    }
-    out
-}
-
-fn rule_option(key: &str, node: &YamlNode, errors: &mut Vec<ConfigError>) -> Option<RuleOption> {
-    if key == "deprecation-mark" {
-        return match node.as_str().map(str::trim).filter(|m| !m.is_empty()) {
-            Some(mark) => Some(RuleOption::DeprecationMark(mark.to_string())),
-            None => {
-                errors.push(error(
-                    node,
-                    "`deprecation-mark` must be a non-empty string".into(),
-                    Some("for example `deprecated`".into()),
-                ));
-                None
-            }
-        };
-    }
-    let Some(days) = node.as_i64().and_then(|d| u32::try_from(d).ok()) else {
-        errors.push(error(
-            node,
-            format!("`{key}` must be a whole number of days"),
-            Some(format!("for example `{key}: 30`")),
-        ));
-        return None;
-    };
-    Some(match key {
-        "window-days" => RuleOption::WindowDays(days),
-        _ => RuleOption::RequireDeprecationDays(days),
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use std::sync::Arc;
 
     use super::*;
     use crate::change::SourceFile;
+    use crate::finding::Severity;
 
     fn parse(text: &str) -> Result<Config, Vec<ConfigError>> {
         Config::parse(Arc::new(SourceFile {

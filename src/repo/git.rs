@@ -643,10 +643,11 @@ impl Files for CommitFiles<'_> {
         let entry = self
             .entry(&real)
             .ok_or_else(|| format!("`{}` is not in the commit", path.display()))?;
-        let blob = self
-            .repo
-            .find_blob(entry.id)
-            .map_err(|e| format!("cannot read `{}`: {}", path.display(), e.message()))?;
+        let fail = |e: git2::Error| format!("cannot read `{}`: {}", path.display(), e.message());
+        let odb = self.repo.odb().map_err(fail)?; // its header: sized before inflated
+        let (size, _) = odb.read_header(entry.id).map_err(fail)?;
+        crate::limits::take_input(&path.display().to_string(), size as u64)?;
+        let blob = self.repo.find_blob(entry.id).map_err(fail)?;
         Ok(blob.content().to_vec())
     }
 

@@ -8,11 +8,13 @@
 //! never a read.
 
 use std::fs;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use crate::iceberg::metadata_file::{
     Codec, MAX_DECOMPRESSED_BYTES, java_parse_int, listed_version, version_file_names,
 };
+use crate::limits;
 
 /// The metadata file to read, and, for a table directory, how to write the next version.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -103,7 +105,7 @@ impl Files for WorkingTree {
     }
 
     fn read(&self, path: &Path) -> Result<Vec<u8>, String> {
-        fs::read(path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))
+        read_input(path, path)
     }
 
     fn list(&self, dir: &Path) -> Result<Vec<String>, String> {
@@ -116,13 +118,32 @@ impl Files for WorkingTree {
     }
 }
 
+/// The file at `real` (`shown` in messages), its size taken from the run's input budget
+/// before it is read, and read no further than that size, so a file growing meanwhile cannot
+/// take more.
+pub fn read_input(real: &Path, shown: &Path) -> Result<Vec<u8>, String> {
+    let fail = |e: std::io::Error| format!("cannot read `{}`: {e}", shown.display());
+    let file = fs::File::open(real).map_err(fail)?;
+    let len = file.metadata().map_err(fail)?.len();
+    limits::take_input(&shown.display().to_string(), len)?;
+    let mut bytes = Vec::new();
+    file.take(len).read_to_end(&mut bytes).map_err(fail)?;
+    Ok(bytes)
+}
+
 /// `bytes` read from `path` as its name says they are stored: a gzip metadata file inflated,
-/// within [`MAX_DECOMPRESSED_BYTES`].
+/// within [`MAX_DECOMPRESSED_BYTES`], the inflated bytes taken from the run's input budget too.
 pub fn decode_metadata(path: &Path, bytes: Vec<u8>) -> Result<Vec<u8>, String> {
     let name = path.file_name().map(|n| n.to_string_lossy());
-    Codec::of_file_name(name.as_deref().unwrap_or_default())
+    let codec = Codec::of_file_name(name.as_deref().unwrap_or_default());
+    let decoded = codec
         .decode(bytes, MAX_DECOMPRESSED_BYTES)
-        .map_err(|e| format!("cannot read `{}`: {e}", path.display()))
+        .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+    if codec != Codec::None {
+        let inflated = format!("{} (inflated)", path.display());
+        limits::take_input(&inflated, decoded.len() as u64)?;
+    }
+    Ok(decoded)
 }
 
 fn utf8(path: &Path, bytes: Vec<u8>) -> Result<String, String> {

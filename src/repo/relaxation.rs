@@ -9,7 +9,7 @@
 use crate::change::Span;
 use crate::finding::{Severity, line_col};
 use crate::judge::Settings;
-use crate::repo::config::{Config, RuleOption, RuleSetting, SampleKind, TableConfig};
+use crate::repo::config::{Config, RuleOption, RuleSetting, SampleKind, TableConfig, named_limits};
 use crate::rules::{Compatibility, Mapping, registry};
 
 /// One way the changed configuration is more lenient than the base's.
@@ -58,6 +58,16 @@ pub fn relaxations(base: &Config, head: &Config) -> Vec<Relaxation> {
                 ),
             ));
         }
+    }
+    let raised = named_limits(&base.limits)
+        .into_iter()
+        .zip(named_limits(&head.limits))
+        .filter(|((_, was), (_, now))| now > was);
+    for ((key, was), (_, now)) in raised {
+        out.push(global(
+            None,
+            format!("`limits: {key}` is raised from {was} to {now}: larger inputs are read"),
+        ));
     }
     let head_tables = head.table_index();
     for entry in &base.tables {
@@ -281,6 +291,24 @@ mod tests {
                 (at, r.table, r.message)
             })
             .collect()
+    }
+
+    #[test]
+    fn a_raised_limit_relaxes_the_gate_and_a_lowered_one_does_not() {
+        let relaxed = found(
+            "limits: {input-bytes: 1 MiB, parquet-rows: 10}\n",
+            "limits: {input-bytes: 2 MiB, parquet-rows: 5}\n",
+        );
+        assert_eq!(
+            relaxed,
+            [(
+                String::new(),
+                None,
+                "`limits: input-bytes` is raised from 1048576 to 2097152: larger inputs are read"
+                    .into()
+            )]
+        );
+        assert!(found("{}", "limits: {schema-fields: 10}\n").is_empty());
     }
 
     const TABLES: &str = "tables:\n  db.a:\n    metadata: a\n    compatibility: full\n    mapping: name\n    sample: 3\n    rules: {column-rename: error}\n  db.b:\n    metadata: b\n    rules:\n      column-drop: {require-deprecation-days: 30}\n";

@@ -7,7 +7,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::repo::location::Files;
+use crate::repo::location::{Files, read_input};
 
 pub struct RepoWorkTree {
     /// The root, canonical, so a real path can be compared with it.
@@ -48,7 +48,7 @@ impl Files for RepoWorkTree {
 
     fn read(&self, path: &Path) -> Result<Vec<u8>, String> {
         let real = self.resolve(path)?;
-        fs::read(real).map_err(|e| format!("cannot read `{}`: {e}", path.display()))
+        read_input(&real, path)
     }
 
     fn list(&self, dir: &Path) -> Result<Vec<String>, String> {

@@ -50,6 +50,8 @@ pub enum Judged {
 
 /// Judges the buffer of `path` (absolute, links resolved).
 pub fn judge_buffer(path: &Path, texts: &Texts) -> Judged {
+    // Each judgement is a run of its own: its reads count against fresh budgets.
+    crate::limits::new_run();
     let Some(config) = nearest_config(path) else {
         return Judged::Skipped(format!("no {CONFIG_FILE} in its directory or above"));
     };

@@ -8,7 +8,6 @@
 //! `*.metadata.json` file or a table directory) or, for a table that has none, a schema file
 //! describing it, told apart the same way.
 
-use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -23,7 +22,7 @@ use crate::iceberg::metadata::TableMetadata;
 use crate::iceberg::schema::Schema;
 use crate::proposal::{FileProposal, Proposal};
 use crate::repo::git::Repo;
-use crate::repo::location::{TableLocation, decode_metadata, locate, not_local};
+use crate::repo::location::{TableLocation, decode_metadata, locate, not_local, read_input};
 use crate::rules::{CommitInfo, FileHistory, Mapping, RuleOptions};
 
 /// Reads a file as UTF-8 text (a gzip metadata file inflated first, as its name says); invalid
@@ -34,11 +33,8 @@ pub fn read_source(path: &Path) -> Result<Source, Failure> {
 
 /// [`read_source`], with the name reports give the file (a path relative to the repository).
 pub fn read_source_named(path: &Path, name: String) -> Result<Source, Failure> {
-    let bytes = fs::read(path).map_err(|e| {
-        Failure::Message(
-            not_local(path).unwrap_or_else(|| format!("cannot read `{}`: {e}", path.display())),
-        )
-    })?;
+    let bytes =
+        read_input(path, path).map_err(|e| Failure::Message(not_local(path).unwrap_or(e)))?;
     let bytes = decode_metadata(path, bytes).map_err(Failure::Message)?;
     match String::from_utf8(bytes) {
         Ok(text) => Ok(Arc::new(SourceFile { name, text })),

@@ -10,42 +10,45 @@ use std::path::Path;
 use apache_avro::Reader;
 use apache_avro::types::Value as Avro;
 
-/// The records one table's manifest list and manifests may hold together.
-pub const MAX_MANIFEST_RECORDS: usize = 1_000_000;
+use crate::limits::{self, Counter};
 
-/// The largest single value (string, bytes, array, map) decoded from a manifest. apache-avro's
-/// own default is 512 MiB, per value.
-pub const MAX_AVRO_VALUE_BYTES: usize = 16 << 20;
-
-/// What is left of a table's record budget as its manifests are read.
-pub struct Budget {
-    left: usize,
+/// What is left of a run's manifest record budget as manifests are read.
+pub struct Budget<'a> {
+    used: &'a Counter,
+    limit: u64,
 }
 
-impl Default for Budget {
-    fn default() -> Budget {
-        Budget {
-            left: MAX_MANIFEST_RECORDS,
-        }
+impl Budget<'static> {
+    /// The run's: every table's manifest lists and manifests count against one limit.
+    pub fn run() -> Budget<'static> {
+        Budget::new(&limits::MANIFEST_RECORDS, limits::get().manifest_records)
+    }
+}
+
+impl<'a> Budget<'a> {
+    pub fn new(used: &'a Counter, limit: u64) -> Budget<'a> {
+        Budget { used, limit }
     }
 }
 
 /// Every record of the Avro file at `local` (`name` as the metadata gives it), counted against
 /// `budget`.
-pub fn records(local: &Path, name: &str, budget: &mut Budget) -> Result<Vec<Avro>, String> {
-    // Set once per process, before the first decode; later calls keep the first value.
-    apache_avro::util::max_allocation_bytes(MAX_AVRO_VALUE_BYTES);
+pub fn records(local: &Path, name: &str, budget: &mut Budget<'_>) -> Result<Vec<Avro>, String> {
+    // Set once per process, before the first decode; later calls keep the first value. The
+    // largest value apache-avro allocates is 512 MiB by default, per value.
+    let value_bytes = limits::get().avro_value_bytes;
+    apache_avro::util::max_allocation_bytes(usize::try_from(value_bytes).unwrap_or(usize::MAX));
     let file = File::open(local).map_err(|e| format!("cannot open `{name}`: {e}"))?;
     let reader = Reader::new(BufReader::new(file))
         .map_err(|e| format!("`{name}` is not a readable Avro file: {e}"))?;
     let mut out = Vec::new();
     for record in reader {
-        if budget.left == 0 {
+        if budget.used.take(1, budget.limit).is_err() {
             return Err(format!(
-                "`{name}`: the table's manifest list and manifests hold more than {MAX_MANIFEST_RECORDS} records, the most fieldgate reads for one table"
+                "`{name}`: the manifest lists and manifests read hold more than {} records, the most one run reads (`limits: manifest-records` in fieldgate.yaml)",
+                budget.limit
             ));
         }
-        budget.left -= 1;
         out.push(record.map_err(|e| format!("`{name}`: {e}"))?);
     }
     Ok(out)
@@ -92,7 +95,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("m.avro");
         std::fs::write(&path, bytes).unwrap();
-        records(&path, "m.avro", &mut Budget::default())
+        records(
+            &path,
+            "m.avro",
+            &mut Budget::new(&Counter::new(), 1_000_000),
+        )
     }
 
     #[test]

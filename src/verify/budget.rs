@@ -10,53 +10,20 @@
 use std::fs::File;
 use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use parquet::file::metadata::ParquetMetaData;
 
+use crate::limits::{self, Counter, ParquetLimits};
 use crate::verify::error::VerifyError;
 use crate::verify::thrift::{Compact, STRUCT};
-
-/// The limits, with the defaults the README states.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ParquetLimits {
-    /// Bytes of one file's footer (its Thrift metadata).
-    pub footer_bytes: u64,
-    /// Levels of nested groups in one file's schema.
-    pub schema_depth: usize,
-    /// Column chunks (row groups times leaf columns) in one file's footer.
-    pub column_chunks: u64,
-    /// Bytes one page declares decompressed (and so is allocated for it).
-    pub page_bytes: u64,
-    /// Rows read in one run.
-    pub rows: u64,
-    /// Values (definition levels) decoded in one run.
-    pub values: u64,
-    /// Page bytes decompressed in one run.
-    pub decompressed_bytes: u64,
-}
-
-impl Default for ParquetLimits {
-    fn default() -> ParquetLimits {
-        ParquetLimits {
-            footer_bytes: 16 << 20,
-            schema_depth: 100,
-            column_chunks: 1_000_000,
-            page_bytes: 64 << 20,
-            rows: 100_000_000,
-            values: 100_000_000,
-            decompressed_bytes: 4 << 30,
-        }
-    }
-}
 
 /// What is left of one run's limits; shared by every file the run reads.
 #[derive(Debug)]
 pub struct RunBudget {
     limits: ParquetLimits,
-    rows: AtomicU64,
-    values: AtomicU64,
-    decompressed: AtomicU64,
+    rows: Counter,
+    values: Counter,
+    decompressed: Counter,
 }
 
 const HELP: &str = "fieldgate bounds what one run reads of Parquet files; a file this large or \
@@ -66,16 +33,16 @@ impl RunBudget {
     pub fn new(limits: ParquetLimits) -> RunBudget {
         RunBudget {
             limits,
-            rows: AtomicU64::new(0),
-            values: AtomicU64::new(0),
-            decompressed: AtomicU64::new(0),
+            rows: Counter::new(),
+            values: Counter::new(),
+            decompressed: Counter::new(),
         }
     }
 
-    /// The budget of this process: one command is one run.
+    /// The budget of this process, with its configured limits: one command is one run.
     pub fn process() -> &'static RunBudget {
         static RUN: OnceLock<RunBudget> = OnceLock::new();
-        RUN.get_or_init(|| RunBudget::new(ParquetLimits::default()))
+        RUN.get_or_init(|| RunBudget::new(limits::get().parquet.clone()))
     }
 
     pub fn limits(&self) -> &ParquetLimits {
@@ -106,7 +73,7 @@ impl RunBudget {
             return Ok(());
         }
         let reader = BufReader::new(file.take(footer));
-        let depth = self.limits.schema_depth;
+        let depth = usize::try_from(self.limits.schema_depth).unwrap_or(usize::MAX);
         let Ok(shape) = footer_shape(Compact::new(reader, footer), depth) else {
             // A footer that is not Thrift is the parquet crate's to refuse: it reads no more than
             // the footer's bytes, and its error says the file is not readable Parquet.
@@ -146,7 +113,7 @@ impl RunBudget {
             groups = groups.saturating_add(rows);
         }
         claimed = claimed.max(groups);
-        take(&self.rows, claimed, self.limits.rows).map_err(|used| {
+        self.rows.take(claimed, self.limits.rows).map_err(|used| {
             VerifyError::file(
                 path,
                 format!(
@@ -202,21 +169,19 @@ impl RunBudget {
             )
             .with_help(HELP)
         };
-        take(&self.values, total.values, self.limits.values)
+        self.values
+            .take(total.values, self.limits.values)
             .map_err(|used| over("values", total.values, used, self.limits.values))?;
-        take(
-            &self.decompressed,
-            total.bytes,
-            self.limits.decompressed_bytes,
-        )
-        .map_err(|used| {
-            over(
-                "decompressed bytes",
-                total.bytes,
-                used,
-                self.limits.decompressed_bytes,
-            )
-        })
+        self.decompressed
+            .take(total.bytes, self.limits.decompressed_bytes)
+            .map_err(|used| {
+                over(
+                    "decompressed bytes",
+                    total.bytes,
+                    used,
+                    self.limits.decompressed_bytes,
+                )
+            })
     }
 
     fn chunk_pages(&self, file: &File, start: u64, end: u64) -> Result<Pages, String> {
@@ -255,14 +220,6 @@ impl RunBudget {
         }
         Ok(total)
     }
-}
-
-/// Adds `n` to `used` unless that crosses `limit`; on refusal, what was used before.
-fn take(used: &AtomicU64, n: u64, limit: u64) -> Result<(), u64> {
-    used.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |before| {
-        before.checked_add(n).filter(|after| *after <= limit)
-    })
-    .map(drop)
 }
 
 #[derive(Debug, Default)]
@@ -425,13 +382,13 @@ mod tests {
             .flat_map(|g| g.columns())
             .map(|c| c.uncompressed_size())
             .sum();
-        let decompressed = run.decompressed.load(Ordering::Relaxed);
+        let decompressed = run.decompressed.used();
         // The footer's sizes include the page headers; the pages' own exclude them.
         assert!(
             decompressed > 0 && decompressed as i64 <= declared,
             "{decompressed} {declared}"
         );
-        assert!(run.values.load(Ordering::Relaxed) >= 3);
+        assert!(run.values.used() >= 3);
     }
 
     #[test]

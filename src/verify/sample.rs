@@ -177,7 +177,7 @@ pub fn current_files(
         .ok_or_else(|| format!("current snapshot {current} is not in `snapshots`"))?;
     let schema_of = snapshot_schemas(metadata);
 
-    let mut budget = Budget::default();
+    let mut budget = Budget::run();
     let mut manifests: Vec<Manifest> = Vec::new();
     if let Some(list) = snapshot.get("manifest-list").and_then(|m| m.as_str()) {
         for record in records(&locator.local(list)?, list, &mut budget)? {

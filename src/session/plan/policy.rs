@@ -84,6 +84,12 @@ impl Policy {
         }
     }
 
+    /// Sets the run's limits from the configuration whose policy applies, so that under
+    /// `--policy base` a change cannot raise the limits it is read within.
+    pub fn configure_limits(&self, head: &Config) {
+        crate::limits::configure(self.deciding(head).limits.clone());
+    }
+
     /// The base commit's configuration, whatever the mode: where `check --live` finds the
     /// catalogs it may send credentials to.
     pub fn base_config(&self) -> Option<&Config> {

@@ -71,6 +71,9 @@ pub fn resolve_with(
     config: Option<Config>,
     config_path: Option<PathBuf>,
 ) -> Resolved {
+    if let Some(config) = &config {
+        crate::limits::configure(config.limits.clone());
+    }
     let dialect = args
         .dialect
         .unwrap_or(match config.as_ref().and_then(|c| c.dialect) {

@@ -1,0 +1,211 @@
+//! The run's budgets as `fieldgate.yaml`'s `limits:` sets them, driven through `fieldgate check`
+//! in scratch git repositories: input bytes are one budget for all tables together (three
+//! tables each well under the limit cannot take more between them), the base's limits decide
+//! under `--policy base` (a pull request raising its own limits is still read within the
+//! base's, and the raise is a `policy-relaxation`), the Parquet and manifest budgets of sample
+//! verification come from the same section, and a bad `limits:` is a located error. Every run
+//! leaves the repository as it was.
+
+use std::fs;
+use std::path::Path;
+use std::process::Output;
+
+mod common;
+use common::{copy_dir, fieldgate_in, git, root, text};
+
+const TABLES: [&str; 3] = ["db.a", "db.b", "db.c"];
+
+/// Three copies of pyiceberg's `orders` (4 KiB of metadata each) committed on `main` with
+/// `limits` in the base's configuration, and a `pr` branch checked out.
+fn three_tables(limits: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path();
+    git(path, &["init", "-q", "-b", "main"]);
+    let mut config = String::from("tables:\n");
+    for table in TABLES {
+        let name = table.trim_start_matches("db.");
+        let metadata = path.join(format!("warehouse/db/{name}/metadata"));
+        fs::create_dir_all(&metadata).unwrap();
+        let fixture = root().join("tests/fixtures/tables/orders/metadata/v5.metadata.json");
+        fs::copy(fixture, metadata.join("v5.metadata.json")).unwrap();
+        fs::write(metadata.join("version-hint.text"), "5").unwrap();
+        config.push_str(&format!("  {table}:\n    metadata: warehouse/db/{name}\n"));
+    }
+    config.push_str("proposals:\n  - migrations/*.sql\n");
+    config.push_str(limits);
+    fs::write(path.join("fieldgate.yaml"), config).unwrap();
+    commit(path, "tables");
+    git(path, &["checkout", "-q", "-b", "pr"]);
+    dir
+}
+
+fn commit(path: &Path, message: &str) {
+    git(path, &["add", "-A"]);
+    git(path, &["commit", "-q", "-m", message]);
+}
+
+/// A migration adding a column to each of `tables`, applied (`apply --write`, without verifying
+/// samples) and committed on `pr`.
+fn migrate(path: &Path, tables: &[&str]) {
+    fs::create_dir_all(path.join("migrations")).unwrap();
+    for table in tables {
+        let name = table.trim_start_matches("db.");
+        let file = format!("migrations/0001_{name}.sql");
+        let sql = format!("ALTER TABLE {table} ADD COLUMN note string;\n");
+        fs::write(path.join(&file), sql).unwrap();
+        let metadata = format!("warehouse/db/{name}");
+        let args = [
+            "apply",
+            "--write",
+            "--no-verify",
+            "--metadata",
+            &metadata,
+            &file,
+        ];
+        let out = fieldgate_in(path, &args, &[]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    }
+    commit(path, "note");
+}
+
+/// `fieldgate check` in `path`, asserting that it wrote nothing and lost nothing.
+fn check(path: &Path, args: &[&str]) -> Output {
+    let before = git(path, &["status", "--porcelain", "--untracked-files=all"]);
+    let head = git(path, &["rev-parse", "HEAD"]);
+    let mut all = vec!["check"];
+    all.extend_from_slice(args);
+    let out = fieldgate_in(path, &all, &[]);
+    assert_eq!(
+        git(path, &["status", "--porcelain", "--untracked-files=all"]),
+        before
+    );
+    assert_eq!(git(path, &["rev-parse", "HEAD"]), head);
+    out
+}
+
+const SIXTEEN_KIB: &str = "limits:\n  input-bytes: 16 KiB\n";
+
+#[test]
+fn input_bytes_are_one_budget_for_every_table_of_the_run() {
+    // One table's base and head metadata fit in 16 KiB.
+    let one = three_tables(SIXTEEN_KIB);
+    migrate(one.path(), &TABLES[..1]);
+    let out = check(one.path(), &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+
+    // Three tables, each as small, do not.
+    let three = three_tables(SIXTEEN_KIB);
+    migrate(three.path(), &TABLES);
+    let out = check(three.path(), &[]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("more than the 16384 bytes of input one run reads"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("`limits: input-bytes`"), "{stderr}");
+    assert!(stderr.contains("metadata.json`"), "{stderr}");
+}
+
+#[test]
+fn a_pull_request_cannot_raise_the_limits_it_is_read_within() {
+    let dir = three_tables(SIXTEEN_KIB);
+    let path = dir.path();
+    let config = fs::read_to_string(path.join("fieldgate.yaml")).unwrap();
+    fs::write(
+        path.join("fieldgate.yaml"),
+        config.replace("16 KiB", "1 GiB"),
+    )
+    .unwrap();
+    migrate(path, &TABLES);
+    let out = check(path, &[]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("16384 bytes of input"), "{stderr}");
+
+    // Judged by the change's own file, the run reads within its limits and says it relaxed them.
+    let out = check(path, &["--policy", "head"]);
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("`limits: input-bytes` is raised from 16384 to 1073741824"),
+        "{stdout}{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn a_bad_limits_section_is_a_located_error() {
+    let dir = three_tables("limits:\n  input-byte: 1 GiB\n  parquet-rows: 0\n");
+    fs::create_dir_all(dir.path().join("migrations")).unwrap();
+    fs::write(
+        dir.path().join("migrations/0001_a.sql"),
+        "ALTER TABLE db.a ADD COLUMN note string;\n",
+    )
+    .unwrap();
+    commit(dir.path(), "note");
+    let out = check(dir.path(), &["--policy", "head"]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("unknown key `input-byte`"), "{stderr}");
+    assert!(stderr.contains("did you mean `input-bytes`?"), "{stderr}");
+    assert!(
+        stderr.contains("`limits: parquet-rows` must be a whole number, at least 1, found `0`"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("fieldgate.yaml:"), "{stderr}");
+}
+
+/// The `people` table (two data files of three rows, through its manifests) with `sample: 2`
+/// and `limits`, and a migration on `pr`.
+fn sampled(limits: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path();
+    copy_dir(
+        &root().join("tests/fixtures/verify/people"),
+        &repo.join("warehouse/db/people"),
+    );
+    fs::write(
+        repo.join("fieldgate.yaml"),
+        format!("tables:\n  db.people:\n    metadata: warehouse/db/people\n    sample: 2\nproposals:\n  - migrations/*.sql\n{limits}"),
+    )
+    .unwrap();
+    git(repo, &["init", "-q", "-b", "main"]);
+    commit(repo, "people");
+    git(repo, &["checkout", "-q", "-b", "pr"]);
+    migrate(repo, &["db.people"]);
+    dir
+}
+
+#[test]
+fn sample_verification_reads_within_the_configured_parquet_and_manifest_budgets() {
+    let out = check(sampled("").path(), &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+
+    let out = check(sampled("limits: {parquet-rows: 4}\n").path(), &[]);
+    let all = format!("{}{}", text(&out.stdout), text(&out.stderr));
+    assert_ne!(out.status.code(), Some(0), "{all}");
+    assert!(
+        all.contains("that is more than the 4 rows one run reads"),
+        "{all}"
+    );
+
+    let out = check(sampled("limits: {manifest-records: 1}\n").path(), &[]);
+    let all = format!("{}{}", text(&out.stdout), text(&out.stderr));
+    assert_ne!(out.status.code(), Some(0), "{all}");
+    assert!(
+        all.contains("more than 1 records, the most one run reads"),
+        "{all}"
+    );
+}
