@@ -19,6 +19,7 @@ pub mod judge;
 pub mod limits;
 pub mod lsp;
 pub mod pipe;
+pub mod plural;
 pub mod proposal;
 pub mod repo;
 pub mod report;

@@ -10,7 +10,7 @@ use fieldgate::commands::{
 };
 use fieldgate::failure::Failure;
 use fieldgate::pipe::QuietPipe;
-use fieldgate::report::human::handler_with;
+use fieldgate::report::human::{Stream, handler_with, report_width};
 
 /// The exit codes: 0 passed, 1 the gate failed, 2 fieldgate could not run.
 fn exit_code(outcome: Result<bool, Failure>) -> ExitCode {
@@ -33,7 +33,7 @@ fn report_failure(failure: &Failure) {
         Failure::Located(errors) => {
             // These go to stderr, so its being a terminal decides the colour, not stdout's.
             let colour = io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-            let handler = handler_with(colour);
+            let handler = handler_with(colour, report_width(Stream::Stderr));
             for error in errors {
                 let mut text = String::new();
                 if handler.render_report(&mut text, error).is_err() {

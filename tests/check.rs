@@ -251,7 +251,7 @@ fn a_clean_pr_with_applied_metadata_passes() {
     assert!(out.contains("db.events: schema 3 -> 4"), "{out}");
     assert!(
         out.trim_end()
-            .ends_with("passed: 0 error(s), 0 warning(s), 1 note(s)"),
+            .ends_with("passed: 0 errors, 0 warnings, 1 note"),
         "{out}"
     );
 }
@@ -967,7 +967,7 @@ fn ids_apply_wrote_into_a_schema_file_are_the_new_fields() {
         ),
         (
             "warehouse/db/accounts",
-            "passed: 0 error(s), 0 warning(s), 0 note(s)",
+            "passed: 0 errors, 0 warnings, 0 notes",
         ),
     ] {
         let output = lake.fieldgate(&["lint", "schemas/accounts.yaml", "--metadata", metadata]);

@@ -1,6 +1,6 @@
 //! The report formats through the real binary: `--format` for every format, exit codes, the
 //! in-band report of a run that could not judge, GitHub escaping of awkward names, and plain text
-//! when stdout is not a terminal.
+//! when stdout is not a terminal, wrapped to `COLUMNS` without splitting a word.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -11,12 +11,21 @@ fn repo() -> PathBuf {
 }
 
 fn fieldgate(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_fieldgate"))
+    fieldgate_at(args, dir, None)
+}
+
+/// fieldgate at the width `COLUMNS` gives, or (none) the default width.
+fn fieldgate_at(args: &[&str], dir: &Path, columns: Option<&str>) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_fieldgate"));
+    command
         .args(args)
         .current_dir(dir)
         .env("NO_COLOR", "1")
-        .output()
-        .expect("fieldgate runs")
+        .env_remove("COLUMNS");
+    if let Some(columns) = columns {
+        command.env("COLUMNS", columns);
+    }
+    command.output().expect("fieldgate runs")
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -175,4 +184,30 @@ fn github_annotations_escape_percent_newlines_colons_and_commas() {
         );
     }
     insta::assert_snapshot!("github_escaping", stdout);
+}
+
+#[test]
+fn the_human_report_wraps_to_columns_and_never_splits_a_command() {
+    let lake = [
+        "lint",
+        "examples/lake/bad/fact_orders_drop_region.sql",
+        "--metadata",
+        "examples/lake/warehouse/lake_prod/fact_orders",
+    ];
+    let widest = |columns: Option<&str>| {
+        let out = fieldgate_at(&lake, &repo(), columns);
+        assert_eq!(out.status.code(), Some(1));
+        let report = text(&out.stdout);
+        // A help line names Spark's catalog setting: at no width is it cut at its hyphen.
+        assert!(report.contains("`cache-enabled=false`"), "{report}");
+        // Quoted source lines are the file's own text, shown whole; a path overflows whole.
+        let quoted = |l: &&str| l.contains(" │ ") || l.contains("╭─[") || l.contains(" · ");
+        let prose = report.lines().take_while(|l| !l.starts_with("lake_prod."));
+        let wrapped = prose.filter(|l| !quoted(l) && !l.trim_start().starts_with("at "));
+        wrapped.map(|l| l.chars().count()).max().unwrap_or(0)
+    };
+    assert!(widest(Some("60")) <= 60);
+    let default = widest(None);
+    assert!((90..=100).contains(&default), "{default}");
+    assert!(widest(Some("200")) > 100);
 }

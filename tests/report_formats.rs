@@ -25,7 +25,13 @@ use serde_json::Value;
 const NOW_MS: i64 = 1_772_323_200_000;
 
 const FORMATS: [(&str, Format); 7] = [
-    ("human", Format::Human { colour: false }),
+    (
+        "human",
+        Format::Human {
+            colour: false,
+            width: 100,
+        },
+    ),
     ("json", Format::Json),
     ("github", Format::Github),
     ("sarif", Format::Sarif),
@@ -358,10 +364,7 @@ fn policy_findings_count_towards_the_verdict_and_have_their_own_junit_suite() {
     };
     let lenient = Run::judged(Vec::new(), Severity::Error).with_policy(vec![relaxed.clone()]);
     assert!(lenient.passed);
-    assert_eq!(
-        lenient.verdict(),
-        "passed: 0 error(s), 1 warning(s), 0 note(s)"
-    );
+    assert_eq!(lenient.verdict(), "passed: 0 errors, 1 warning, 0 notes");
     let junit = render(&lenient, Format::Junit);
     assert!(
         junit.contains("<testsuite name=\"policy\" tests=\"1\" failures=\"0\" errors=\"0\" skipped=\"0\">\n    <testcase name=\"policy-relaxation\" classname=\"policy\">\n      <system-out>fieldgate.yaml:2:3: warning:"),

@@ -23,6 +23,7 @@ pub fn report_format(format: ReportFormatArg) -> Format {
     match format {
         ReportFormatArg::Human => Format::Human {
             colour: report::human::colour_wanted(),
+            width: report::human::report_width(report::human::Stream::Stdout),
         },
         ReportFormatArg::Json => Format::Json,
         ReportFormatArg::Github => Format::Github,

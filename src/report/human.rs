@@ -13,37 +13,84 @@ use miette::{
 };
 
 use crate::finding::{Finding, Severity, locate};
+use crate::plural::counted;
 use crate::report::terminal::{OffsetMap, escape, escape_mapped};
 use crate::report::{Reporter, Run};
 use crate::verify::gate::Verification;
 use crate::verify::report::{bytes, column_notes};
 
-/// The report width: wide enough for a DDL line and its labels, fixed so output is reproducible.
-const WIDTH: usize = 100;
+/// The width when neither `COLUMNS` nor a terminal says: wide enough for a DDL line and its
+/// labels, and fixed, so a report piped to a file is the same on every machine.
+const DEFAULT_WIDTH: usize = 100;
+/// Below this, miette's snippet gutter and labels leave no room for text.
+const NARROWEST: usize = 40;
 
 /// Colour only for a terminal, and never when `NO_COLOR` is set (no-color.org).
 pub fn colour_wanted() -> bool {
     std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
 }
 
-pub fn handler_with(colour: bool) -> GraphicalReportHandler {
+/// Where the report goes, for its width: a terminal's own width counts only for the stream
+/// the report is written to.
+#[derive(Clone, Copy)]
+pub enum Stream {
+    Stdout,
+    Stderr,
+}
+
+/// The width to wrap to: `COLUMNS` when it is a number (as `ls` and clap read it), else the
+/// terminal's when the report goes to one, else [`DEFAULT_WIDTH`].
+pub fn report_width(stream: Stream) -> usize {
+    let columns = std::env::var("COLUMNS").ok();
+    let terminal = || {
+        let size = match stream {
+            Stream::Stdout => terminal_size::terminal_size_of(std::io::stdout()),
+            Stream::Stderr => terminal_size::terminal_size_of(std::io::stderr()),
+        };
+        size.map(|(terminal_size::Width(w), _)| usize::from(w))
+    };
+    width_from(columns.as_deref(), terminal)
+}
+
+fn width_from(columns: Option<&str>, terminal: impl FnOnce() -> Option<usize>) -> usize {
+    columns
+        .and_then(|c| c.trim().parse::<usize>().ok())
+        .filter(|w| *w > 0)
+        .or_else(terminal)
+        .unwrap_or(DEFAULT_WIDTH)
+        .max(NARROWEST)
+}
+
+/// miette's handler at `width`, wrapping at spaces only: a command, path or URL in a
+/// message is never split at a hyphen, a slash or mid-word, so it can be copied whole at any width
+/// (a word longer than the line overflows it instead).
+pub fn handler_with(colour: bool, width: usize) -> GraphicalReportHandler {
     let theme = if colour {
         GraphicalTheme::unicode()
     } else {
         GraphicalTheme::unicode_nocolor()
     };
-    GraphicalReportHandler::new_themed(theme).with_width(WIDTH)
+    GraphicalReportHandler::new_themed(theme)
+        .with_width(width)
+        .with_break_words(false)
+        .with_word_separator(textwrap::WordSeparator::AsciiSpace)
+        .with_word_splitter(textwrap::WordSplitter::NoHyphenation)
 }
 
 pub struct Human {
     pub colour: bool,
+    pub width: usize,
 }
 
 impl Reporter for Human {
     fn write(&self, run: &Run<'_>, out: &mut dyn Write) -> io::Result<()> {
-        let handler = handler_with(self.colour);
-        for finding in run.findings() {
-            write!(out, "{}", render(&handler, finding))?;
+        let handler = handler_with(self.colour, self.width);
+        let (cache_notes, mut findings): (Vec<&Finding>, Vec<&Finding>) =
+            run.findings().into_iter().partition(|f| is_cache_note(f));
+        // Errors first, then warnings, then notes; in text order within each (a stable sort).
+        findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
+        for finding in findings {
+            write!(out, "{}", render(&handler, self.width, finding))?;
             writeln!(out)?;
         }
         for error in run.errors() {
@@ -72,12 +119,50 @@ impl Reporter for Human {
             write_changes(table.judgement, &mut changes)?;
             out.write_all(escape(&String::from_utf8_lossy(&changes)).as_bytes())?;
         }
+        if !cache_notes.is_empty() {
+            out.write_all(cache_refresh(&cache_notes, self.width).as_bytes())?;
+        }
         writeln!(out, "{}", run.verdict())
     }
 }
 
+const CACHE_RULE: &str = "reader-cache-refresh";
+
+/// `reader-cache-refresh` at its own severity, a note: the same advice for every table whose
+/// schema changes, so the report says it once, short, at the end, not as a diagnostic per
+/// table before the errors. Raised to a warning or error by configuration, it is a diagnostic.
+fn is_cache_note(finding: &Finding) -> bool {
+    finding.rule == CACHE_RULE && finding.severity == Severity::Note
+}
+
+/// The closing `note[reader-cache-refresh]` paragraph: the tables, then the advice once.
+fn cache_refresh(notes: &[&Finding], width: usize) -> String {
+    let mut tables: Vec<&str> = notes.iter().map(|f| f.table.as_str()).collect();
+    tables.dedup();
+    let what = format!(
+        "note[{CACHE_RULE}]: the current schema of {} changes; readers that cache table metadata keep the old one until they refresh",
+        tables.join(", ")
+    );
+    let options = |indent: &'static str| {
+        textwrap::Options::new(width)
+            .subsequent_indent(indent)
+            .break_words(false)
+            .word_separator(textwrap::WordSeparator::AsciiSpace)
+            .word_splitter(textwrap::WordSplitter::NoHyphenation)
+    };
+    let mut text = String::from("\n");
+    text.push_str(&textwrap::fill(&escape(&what), options("  ")));
+    text.push('\n');
+    if let Some(help) = notes.iter().find_map(|f| f.help.as_deref()) {
+        let help = format!("  help: {help}");
+        text.push_str(&textwrap::fill(&escape(&help), options(NOTE_INDENT)));
+        text.push('\n');
+    }
+    text
+}
+
 /// One finding as text: the miette report, then a `note:` per related place it could not label.
-fn render(handler: &GraphicalReportHandler, finding: &Finding) -> String {
+fn render(handler: &GraphicalReportHandler, width: usize, finding: &Finding) -> String {
     let view = FindingView::new(finding);
     let mut text = String::new();
     if handler.render_report(&mut text, &view).is_err() {
@@ -96,18 +181,29 @@ fn render(handler: &GraphicalReportHandler, finding: &Finding) -> String {
         if same_file {
             continue;
         }
-        let place = related
-            .origin
-            .as_ref()
-            .map(|o| {
-                let l = locate(o);
-                format!("\n        at {}:{}:{}", l.file, l.line, l.column)
-            })
-            .unwrap_or_default();
-        let note = format!("{}{place}", related.message);
-        text.push_str(&format!("  note: {}\n", escape(&note)));
+        text.push_str(&note_lines(&escape(&related.message), width));
+        if let Some(origin) = &related.origin {
+            let l = locate(origin);
+            let place = format!("at {}:{}:{}", l.file, l.line, l.column);
+            text.push_str(&format!("{NOTE_INDENT}{}\n", escape(&place)));
+        }
     }
     text
+}
+
+const NOTE_INDENT: &str = "        ";
+
+/// A `note:` wrapped to `width` as miette wraps its own lines: between words only.
+fn note_lines(message: &str, width: usize) -> String {
+    let options = textwrap::Options::new(width)
+        .initial_indent("  note: ")
+        .subsequent_indent(NOTE_INDENT)
+        .break_words(false)
+        .word_separator(textwrap::WordSeparator::AsciiSpace)
+        .word_splitter(textwrap::WordSplitter::NoHyphenation);
+    let mut lines = textwrap::fill(message, options);
+    lines.push('\n');
+    lines
 }
 
 fn write_changes(
@@ -169,7 +265,7 @@ fn write_verification(v: &Verification, out: &mut dyn Write) -> io::Result<()> {
     let failed = v.files.iter().filter(|f| !f.passed()).count();
     let verdict = match failed {
         0 => "every file reads correctly".to_string(),
-        n => format!("{n} file(s) a reader cannot read correctly"),
+        n => format!("{} a reader cannot read correctly", counted(n, "file")),
     };
     writeln!(
         out,
@@ -292,5 +388,21 @@ impl Diagnostic for FindingView<'_> {
             })
         });
         Some(Box::new(std::iter::once(primary).chain(secondary)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_wins_then_the_terminal_then_the_default() {
+        assert_eq!(width_from(Some("72"), || Some(200)), 72);
+        assert_eq!(width_from(Some(" 130 "), || None), 130);
+        assert_eq!(width_from(None, || Some(200)), 200);
+        assert_eq!(width_from(Some("wide"), || Some(90)), 90);
+        assert_eq!(width_from(Some("0"), || None), DEFAULT_WIDTH);
+        assert_eq!(width_from(None, || None), DEFAULT_WIDTH);
+        assert_eq!(width_from(Some("12"), || None), NARROWEST);
     }
 }

@@ -22,15 +22,17 @@ use crate::change::Origin;
 use crate::failure::Failure;
 use crate::finding::{Finding, Location, Severity, locate};
 use crate::judge::Settings;
+use crate::plural::counted;
 use crate::rules::registry;
 use crate::session::table::Judgement;
 
 /// The formats of `--format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
-    /// miette diagnostics; `colour` only for a terminal without `NO_COLOR`.
+    /// miette diagnostics; `colour` only for a terminal without `NO_COLOR`, wrapped at `width`.
     Human {
         colour: bool,
+        width: usize,
     },
     Json,
     Github,
@@ -47,7 +49,7 @@ pub trait Reporter {
 
 pub fn reporter(format: Format) -> Box<dyn Reporter> {
     match format {
-        Format::Human { colour } => Box::new(human::Human { colour }),
+        Format::Human { colour, width } => Box::new(human::Human { colour, width }),
         Format::Json => Box::new(json::Json),
         Format::Github => Box::new(github::Github),
         Format::Sarif => Box::new(sarif::Sarif),
@@ -154,18 +156,19 @@ impl<'a> Run<'a> {
             .count()
     }
 
-    /// `passed: 0 error(s), 1 warning(s), 0 note(s)`, the closing line of text formats.
+    /// `passed: 0 errors, 1 warning, 0 notes`, the closing line of text formats.
     pub fn verdict(&self) -> String {
         if self.failure.is_some() {
             let n = self.errors().len();
-            return format!("failed: the proposal could not be judged, {n} input error(s)");
+            let errors = counted(n, "input error");
+            return format!("failed: the proposal could not be judged, {errors}");
         }
         format!(
-            "{}: {} error(s), {} warning(s), {} note(s)",
+            "{}: {}, {}, {}",
             if self.passed { "passed" } else { "failed" },
-            self.count(Severity::Error),
-            self.count(Severity::Warning),
-            self.count(Severity::Note)
+            counted(self.count(Severity::Error), "error"),
+            counted(self.count(Severity::Warning), "warning"),
+            counted(self.count(Severity::Note), "note")
         )
     }
 

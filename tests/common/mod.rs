@@ -23,14 +23,16 @@ pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-/// Runs fieldgate in `dir` without colour and outside any pull request (no `GITHUB_BASE_REF`
-/// from the environment the tests run in), with `env` set on top.
+/// Runs fieldgate in `dir` without colour, at the default width and outside any pull request
+/// (no `COLUMNS` or `GITHUB_BASE_REF` from the environment the tests run in), with `env` set on
+/// top.
 pub fn fieldgate_in(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
     let mut command = Command::new(env!("CARGO_BIN_EXE_fieldgate"));
     command
         .args(args)
         .current_dir(dir)
         .env("NO_COLOR", "1")
+        .env_remove("COLUMNS")
         .env_remove("GITHUB_BASE_REF");
     for (key, value) in env {
         command.env(key, value);

@@ -63,7 +63,7 @@ if try_hook; then
   exit 1
 fi
 for expected in "error[partition-source-drop]" "migrations/fact_orders/0003_drop_region.sql" \
-  "failed: 1 error(s)"; do
+  "failed: 1 error,"; do
   if ! grep -qF "$expected" "$work/out.txt"; then
     cat "$work/out.txt"
     echo "the hook's output lacks: $expected"

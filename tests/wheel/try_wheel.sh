@@ -59,7 +59,7 @@ echo "-- the README's first command, with the wheel's fieldgate"
 fieldgate apply examples/lake/migrations/dim_users/*.sql \
   --metadata examples/lake/warehouse/lake_prod/dim_users -o "$work/dim_users.metadata.json" \
   | tee "$work/apply.txt"
-grep -qx "passed: 0 error(s), 0 warning(s), 1 note(s)" "$work/apply.txt"
+grep -qx "passed: 0 errors, 0 warnings, 1 note" "$work/apply.txt"
 grep -q '"last-column-id" *: *5' "$work/dim_users.metadata.json"
 
 echo "-- a migration the gate stops"
