@@ -276,6 +276,37 @@ fn write_to_a_table_directory_adds_the_next_version_and_moves_the_hint() {
 }
 
 #[test]
+fn apply_writes_nothing_java_would_refuse_to_read() {
+    // `s.b` added beside a struct `s` holding `b`: two fields of one full name, which Iceberg
+    // Java's schema index refuses. The built metadata is checked before any write.
+    let dir = scratch();
+    let sql = write(
+        dir.path(),
+        "m.sql",
+        "ALTER TABLE db.events ADD COLUMN s STRUCT<b: INT>;\nALTER TABLE db.events ADD COLUMN `s.b` INT;",
+    );
+    let out = fieldgate(
+        &["apply", &sql, "--metadata", "events", "--write", "--force"],
+        dir.path(),
+    );
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("not valid Iceberg metadata (Invalid schema: multiple fields for name s.b"),
+        "{stderr}"
+    );
+    assert!(
+        !dir.path()
+            .join("events/metadata/v10.metadata.json")
+            .exists()
+    );
+    assert_eq!(
+        fs::read_to_string(dir.path().join("events/metadata/version-hint.text")).unwrap(),
+        fs::read_to_string(events_dir().join("metadata/version-hint.text")).unwrap()
+    );
+}
+
+#[test]
 fn write_in_place_replaces_the_file_only_when_the_gate_passes() {
     let dir = scratch();
     let file = dir.path().join("events/metadata/v9.metadata.json");

@@ -21,6 +21,7 @@ use crate::iceberg::metadata::TableMetadata;
 use crate::iceberg::metadata::patch;
 use crate::iceberg::metadata_file::{COMPRESSION_PROPERTY, Codec};
 use crate::iceberg::metadata_log::log_previous_file;
+use crate::iceberg::validate::refusal;
 use crate::judge::Settings;
 use crate::proposal::Proposal;
 use crate::repo::atomic::write_atomically;
@@ -63,6 +64,7 @@ pub fn run(args: &ApplyArgs, out: &mut dyn Write) -> Result<bool, Failure> {
     }
 
     let new_metadata = &judgement.evolution.metadata;
+    refuse_what_java_refuses(new_metadata)?;
     let proposed_file = judgement.proposals.iter().find_map(|p| match &p.proposal {
         Proposal::Metadata(metadata) => Some(metadata),
         _ => None,
@@ -85,7 +87,7 @@ pub fn run(args: &ApplyArgs, out: &mut dyn Write) -> Result<bool, Failure> {
                     .map_err(Failure::Message)?;
             }
             let target = target_file(args.output.as_deref(), &base.location, new_metadata)?;
-            Some((refuse_what_java_refuses(text)?, target))
+            Some((text, target))
         }
         // A new table, or one a schema file describes: complete metadata, to -o only.
         None => args
@@ -141,20 +143,16 @@ pub fn run(args: &ApplyArgs, out: &mut dyn Write) -> Result<bool, Failure> {
     Ok(passed)
 }
 
-/// The file about to be written, read back as Iceberg Java would read it: `apply` never writes
-/// metadata an engine cannot load.
-fn refuse_what_java_refuses(text: String) -> Result<String, Failure> {
-    let read = crate::json::parse(&text)
-        .map_err(|e| e.to_string())
-        .and_then(|root| {
-            crate::iceberg::metadata::TableMetadata::from_json(&root)
-                .map(drop)
-                .map_err(|e| e.message)
-        });
-    match read {
-        Ok(()) => Ok(text),
-        Err(e) => Err(Failure::Message(format!(
-            "the metadata to write is not valid Iceberg metadata ({e}); nothing was written"
+/// The metadata about to be written, checked as Iceberg Java checks what it reads: `apply` never
+/// writes metadata an engine cannot load. The typed metadata the evolution built is checked, not
+/// its text read back: the text is that metadata written by `patch` or `render_new_table`, over a
+/// base file that was checked when it was read.
+fn refuse_what_java_refuses(metadata: &TableMetadata) -> Result<(), Failure> {
+    match refusal(metadata) {
+        None => Ok(()),
+        Some(refused) => Err(Failure::Message(format!(
+            "the metadata to write is not valid Iceberg metadata ({}); nothing was written",
+            refused.message
         ))),
     }
 }

@@ -214,6 +214,52 @@ pub fn any_member_id(fields: &[Field], test: &mut impl FnMut(FieldId) -> bool) -
         .any(|f| test(f.id) || in_type(&f.field_type, test))
 }
 
+/// Every member's id and full path (as `Schema::walk` names them), in pre-order, through one
+/// reused path buffer: what a check of ids and names needs, without building `FieldInfo`s.
+pub fn visit_paths(fields: &[Field], visit: &mut impl FnMut(FieldId, &str)) {
+    fn member(
+        path: &mut String,
+        name: &str,
+        id: FieldId,
+        visit: &mut impl FnMut(FieldId, &str),
+    ) -> usize {
+        let before = path.len();
+        if before > 0 {
+            path.push('.');
+        }
+        path.push_str(name);
+        visit(id, path);
+        before
+    }
+    fn in_type(t: &Type, path: &mut String, visit: &mut impl FnMut(FieldId, &str)) {
+        match t {
+            Type::Primitive(_) => {}
+            Type::Struct(s) => in_struct(&s.fields, path, visit),
+            Type::List(l) => {
+                let before = member(path, "element", l.element_id, visit);
+                in_type(&l.element, path, visit);
+                path.truncate(before);
+            }
+            Type::Map(m) => {
+                let before = member(path, "key", m.key_id, visit);
+                in_type(&m.key, path, visit);
+                path.truncate(before);
+                let before = member(path, "value", m.value_id, visit);
+                in_type(&m.value, path, visit);
+                path.truncate(before);
+            }
+        }
+    }
+    fn in_struct(fields: &[Field], path: &mut String, visit: &mut impl FnMut(FieldId, &str)) {
+        for field in fields {
+            let before = member(path, &field.name, field.id, visit);
+            in_type(&field.field_type, path, visit);
+            path.truncate(before);
+        }
+    }
+    in_struct(fields, &mut String::new(), visit);
+}
+
 /// How many members (fields, list elements, map keys and values) `fields` hold, nested ones
 /// included: the size of a schema as written.
 pub fn member_count(fields: &[Field]) -> usize {
@@ -430,5 +476,16 @@ mod tests {
             Some("points.element.x".to_string())
         );
         assert_eq!(s.index_by_id().len(), 8);
+    }
+
+    #[test]
+    fn visited_paths_are_the_walk_s() {
+        let s = sample();
+        let mut visited = Vec::new();
+        visit_paths(&s.fields, &mut |id, path| {
+            visited.push((id, path.to_string()))
+        });
+        let walked: Vec<_> = s.walk().into_iter().map(|f| (f.id, f.path)).collect();
+        assert_eq!(visited, walked);
     }
 }

@@ -6,13 +6,88 @@ use std::collections::HashSet;
 
 use crate::iceberg::codec::{ModelError, ModelResult};
 use crate::iceberg::metadata::TableMetadata;
+use crate::iceberg::schema::visit_paths;
 use crate::json::Node;
+
+/// What Java refuses in typed metadata, and the key it is about.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Refusal {
+    pub at: Culprit,
+    pub message: String,
+}
+
+/// The key a refusal points at: a schema by its position in `schemas`, or `last-column-id`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Culprit {
+    Schema(usize),
+    LastColumnId,
+}
 
 /// Checks `metadata`, read from `root`, as Java's parser would.
 pub fn validate_as_java(root: &Node<'_>, metadata: &TableMetadata) -> ModelResult<()> {
     schemas_are_structs(root)?;
-    ids_and_names_are_unique(root, metadata)?;
-    last_column_id_covers_every_field(root, metadata)
+    match refusal(metadata) {
+        None => Ok(()),
+        Some(refused) => {
+            let at = match refused.at {
+                Culprit::Schema(index) => schema_node(root, index),
+                Culprit::LastColumnId => root.get("last-column-id").unwrap_or(root),
+            };
+            Err(ModelError::at(at, refused.message))
+        }
+    }
+}
+
+/// What Java refuses in `metadata` once it is typed: ids or full names used twice in a schema
+/// (Java indexes each schema by both), and a `last-column-id` that is negative or below an id in
+/// use. `apply` asks it of the metadata it built, so a change is checked without writing and
+/// re-reading the text. Each schema is walked once.
+pub fn refusal(metadata: &TableMetadata) -> Option<Refusal> {
+    let mut highest = None;
+    for (index, schema) in metadata.schemas.iter().enumerate() {
+        let mut ids = HashSet::new();
+        let mut names = HashSet::new();
+        let mut refused = None;
+        visit_paths(&schema.fields, &mut |id, path| {
+            highest = highest.max(Some(id));
+            if refused.is_some() {
+                return;
+            }
+            if !ids.insert(id) {
+                refused = Some(format!(
+                    "field id {id} is used twice in schema {} (`{path}`): Iceberg Java refuses a schema whose ids collide",
+                    schema.schema_id
+                ));
+            } else if !names.insert(path.to_string()) {
+                refused = Some(format!(
+                    "Invalid schema: multiple fields for name {path} in schema {}",
+                    schema.schema_id
+                ));
+            }
+        });
+        if let Some(message) = refused {
+            return Some(Refusal {
+                at: Culprit::Schema(index),
+                message,
+            });
+        }
+    }
+    last_column_id_refusal(metadata.last_column_id, highest)
+}
+
+/// `last-column-id` is the highest id ever assigned: never negative, never below an id in use.
+fn last_column_id_refusal(last: i32, highest: Option<i32>) -> Option<Refusal> {
+    let message = match highest {
+        _ if last < 0 => format!("`last-column-id` {last} is negative"),
+        Some(highest) if highest > last => format!(
+            "`last-column-id` {last} is below field id {highest}: the next column added would reuse an id"
+        ),
+        _ => return None,
+    };
+    Some(Refusal {
+        at: Culprit::LastColumnId,
+        message,
+    })
 }
 
 /// Java's `SchemaParser` reads a schema as a type: its object must say `"type": "struct"`.
@@ -39,63 +114,6 @@ fn schemas_are_structs(root: &Node<'_>) -> ModelResult<()> {
         }
     }
     Ok(())
-}
-
-/// Java indexes each schema by id and by full name; a repeated one fails the index.
-fn ids_and_names_are_unique(root: &Node<'_>, metadata: &TableMetadata) -> ModelResult<()> {
-    for (index, schema) in metadata.schemas.iter().enumerate() {
-        let at = schema_node(root, index);
-        let mut ids = HashSet::new();
-        let mut names = HashSet::new();
-        for field in schema.walk() {
-            if !ids.insert(field.id) {
-                return Err(ModelError::at(
-                    at,
-                    format!(
-                        "field id {} is used twice in schema {} (`{}`): Iceberg Java refuses a schema whose ids collide",
-                        field.id, schema.schema_id, field.path
-                    ),
-                ));
-            }
-            if !names.insert(field.path.clone()) {
-                return Err(ModelError::at(
-                    at,
-                    format!(
-                        "Invalid schema: multiple fields for name {} in schema {}",
-                        field.path, schema.schema_id
-                    ),
-                ));
-            }
-        }
-    }
-    Ok(())
-}
-
-/// `last-column-id` is the highest id ever assigned: never negative, never below an id in use.
-fn last_column_id_covers_every_field(root: &Node<'_>, metadata: &TableMetadata) -> ModelResult<()> {
-    let at = root.get("last-column-id").unwrap_or(root);
-    let last = metadata.last_column_id;
-    if last < 0 {
-        return Err(ModelError::at(
-            at,
-            format!("`last-column-id` {last} is negative"),
-        ));
-    }
-    let highest = metadata
-        .schemas
-        .iter()
-        .flat_map(|s| s.walk())
-        .map(|f| f.id)
-        .max();
-    match highest {
-        Some(highest) if highest > last => Err(ModelError::at(
-            at,
-            format!(
-                "`last-column-id` {last} is below field id {highest}: the next column added would reuse an id"
-            ),
-        )),
-        _ => Ok(()),
-    }
 }
 
 fn schema_node<'n, 'a>(root: &'n Node<'a>, index: usize) -> &'n Node<'a> {
