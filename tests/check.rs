@@ -1628,7 +1628,49 @@ fn partition_specs_sort_orders_and_format_version_edited_by_hand_are_drift() {
             );
             lake.write(v5, &text);
         },
-        "the partition specs (`partition-specs`, `default-spec-id`) differ",
+        "the partition specs (`partition-specs`) differ",
+    );
+    broken_orders_metadata_fails(
+        |lake| {
+            // The counter moved on, so the next partition field would get id 1006, not 1002.
+            let text = lake.read(v5).replacen(
+                r#""last-partition-id":1001"#,
+                r#""last-partition-id":1005"#,
+                1,
+            );
+            lake.write(v5, &text);
+        },
+        "`last-partition-id` is 1005 in the metadata, 1001 from the migrations",
+    );
+    broken_orders_metadata_fails(
+        |lake| {
+            // Back to the old spec: new data is written partitioned by `region` again.
+            let text =
+                lake.read(v5)
+                    .replacen(r#""default-spec-id":1"#, r#""default-spec-id":0"#, 1);
+            lake.write(v5, &text);
+        },
+        "`default-spec-id` is 0 in the metadata, 1 from the migrations",
+    );
+    broken_orders_metadata_fails(
+        |lake| {
+            // A second sort order, made the default by hand.
+            let order = r#"{"order-id":1,"fields":[{"source-id":4,"transform":"identity","direction":"asc","null-order":"nulls-first"}]}"#;
+            let added = format!(
+                "{order},{}",
+                order
+                    .replace(r#""order-id":1"#, r#""order-id":2"#)
+                    .replace("asc", "desc")
+            );
+            let text = lake.read(v5).replacen(order, &added, 1).replacen(
+                r#""default-sort-order-id":1"#,
+                r#""default-sort-order-id":2"#,
+                1,
+            );
+            assert!(text.contains(r#""order-id":2"#));
+            lake.write(v5, &text);
+        },
+        "`default-sort-order-id` is 2 in the metadata, 1 from the migrations",
     );
     broken_orders_metadata_fails(
         |lake| {

@@ -23,6 +23,7 @@ mod sort;
 mod table;
 mod update;
 pub use ids::{assign_fresh_schema_ids, field_from_new};
+pub use partition::last_partition_id;
 use schemas::SchemaLog;
 use update::Update;
 

@@ -72,7 +72,7 @@ pub(super) fn default_spec(metadata: &TableMetadata) -> Option<&PartitionSpec> {
 }
 
 /// `last-partition-id` as written, or as Java derives it for tables that predate the key.
-pub(super) fn last_partition_id(metadata: &TableMetadata) -> i32 {
+pub fn last_partition_id(metadata: &TableMetadata) -> i32 {
     metadata.last_partition_id.unwrap_or_else(|| {
         metadata
             .partition_specs
