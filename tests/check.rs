@@ -1691,3 +1691,91 @@ fn partition_specs_sort_orders_and_format_version_edited_by_hand_are_drift() {
         "`format-version` is 1 in the metadata, 2 from the migrations",
     );
 }
+
+/// A pull request that moves where a table's metadata is, or swaps it for a link out of the
+/// repository: the metadata reads the same, so no drift shows, yet readers lose the table.
+/// Each is refused (exit 2) naming what moved, and nothing is written.
+#[cfg(unix)]
+#[test]
+fn a_table_moved_unhinted_or_swapped_for_a_link_is_never_passed() {
+    let refused = |lake: &Lake, expected: &[&str]| {
+        let before = lake.git(&["status", "--porcelain", "--untracked-files=all"]);
+        lake.refused(&["check"], expected);
+        assert_eq!(
+            lake.git(&["status", "--porcelain", "--untracked-files=all"]),
+            before
+        );
+    };
+
+    // The table directory renamed, and fieldgate.yaml pointed at the new place.
+    let lake = lake_with_tables();
+    lake.git(&["mv", "warehouse/db/orders", "warehouse/db/orders_moved"]);
+    lake.write(
+        "fieldgate.yaml",
+        &CONFIG.replace("warehouse/db/orders", "warehouse/db/orders_moved"),
+    );
+    lake.commit("move orders", 0, "Mallory");
+    refused(
+        &lake,
+        &[
+            "the change moves the metadata of `db.orders`",
+            "from `warehouse/db/orders` to",
+            "fieldgate.yaml:3:15",
+            "-- warehouse/db/orders`)",
+        ],
+    );
+
+    // The version hint deleted: Java would fall back to the newest file, DuckDB would not.
+    let lake = lake_with_tables();
+    lake.git(&["rm", "-q", "warehouse/db/orders/metadata/version-hint.text"]);
+    lake.commit("no hint", 0, "Mallory");
+    refused(
+        &lake,
+        &[
+            "the change deletes `warehouse/db/orders/metadata/version-hint.text`",
+            "fieldgate.yaml:3:15",
+            "no longer find the table",
+        ],
+    );
+
+    // The current metadata file swapped for a link to a copy outside the repository.
+    let outside = outside_the_repository();
+    let lake = lake_with_tables();
+    let v9 = lake
+        .path()
+        .join("warehouse/db/events/metadata/v9.metadata.json");
+    fs::remove_file(&v9).unwrap();
+    symlink(
+        &outside.path().join("events/metadata/v9.metadata.json"),
+        &v9,
+    );
+    lake.commit("events from elsewhere", 0, "Mallory");
+    refused(&lake, &["v9.metadata.json` leads outside"]);
+}
+
+/// A migration applied at the base, moved to another directory by the change: it is a new
+/// proposal whose statements the table already holds, never a silent pass.
+#[test]
+fn a_migration_moved_to_another_place_is_judged_again() {
+    let lake = lake_with_tables();
+    lake.git(&["checkout", "-q", "main"]);
+    lake.add_vip_level("warehouse/db/events");
+    lake.commit("vip", 1, "Ada");
+    lake.git(&["checkout", "-q", "-B", "pr"]);
+    fs::create_dir_all(lake.path().join("migrations/orders")).unwrap();
+    lake.git(&[
+        "mv",
+        "migrations/0001_vip.sql",
+        "migrations/orders/0001_vip.sql",
+    ]);
+    lake.commit("moved migration", 0, "Mallory");
+    let (code, report) = lake.check_json();
+    assert_eq!(code, Some(1), "{report:#}");
+    let found = diagnostics(&report);
+    assert!(
+        found.iter().any(|f| f.1 == "error"
+            && f.2
+                .contains("Cannot add column, name already exists: vip_level")),
+        "{found:?}"
+    );
+}

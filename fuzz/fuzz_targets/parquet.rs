@@ -5,6 +5,8 @@
 use std::io::Write;
 
 use fieldgate::iceberg::metadata::TableMetadata;
+use fieldgate::limits::ParquetLimits;
+use fieldgate::verify::budget::RunBudget;
 use fieldgate::verify::read::{FileReport, Request, Sink, TableView, verify_file};
 use fieldgate::verify::resolve::PartitionValues;
 use fieldgate::verify::deletes::Deletes;
@@ -46,6 +48,8 @@ fuzz_target!(|data: &[u8]| {
         rows: None,
         partition: &PartitionValues::new(),
         deletes: &Deletes::default(),
+        // Each input is a run of its own, within the default limits.
+        budget: &RunBudget::new(ParquetLimits::default()),
     };
     let _ = verify_file(&view, &request, &mut Discard);
 });

@@ -65,7 +65,7 @@ pub fn gate(args: &CheckArgs, fail_on: Severity) -> Result<Gated, Failure> {
     let base = repo.base(args.base.as_deref(), ci_base.as_deref())?;
     let base_files = repo.files_at(base.commit)?;
     let policy = Policy::load(args.policy, &head, &base_files, &base.info.id)?;
-    policy.configure_limits(&head);
+    policy.admit(&head, &config_dir, &base_files, &root)?;
     let dropped = policy.dropped(&head);
     // The tables judged: the change's, and under `--policy base` those whose entry it removes.
     let mut config = head.clone();

@@ -1,7 +1,9 @@
 //! What the flags and `fieldgate.yaml` decide before any table is judged: the settings each table
 //! is judged by (`settings`), which files are proposals and which table each statement is for
-//! (`routing`), and whose configuration sets the policy of `check` (`policy`).
+//! (`routing`), whose configuration sets the policy of `check` (`policy`), and which moves of a
+//! table's metadata `check` refuses (`moves`).
 
+pub mod moves;
 pub mod policy;
 pub mod repo_config;
 pub mod routing;

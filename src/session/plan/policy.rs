@@ -6,7 +6,7 @@
 //! a `policy-relaxation` finding at its line, with the severity the base gives that rule, so
 //! the change cannot silence the report of its own relaxation.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::change::{Origin, SourceFile, Span};
@@ -18,6 +18,7 @@ use crate::repo::config::Config;
 use crate::repo::git::CommitFiles;
 use crate::repo::location::Files;
 use crate::repo::relaxation::relaxations;
+use crate::session::plan::moves::refuse_moves;
 
 pub const RULE: &str = "policy-relaxation";
 
@@ -28,6 +29,8 @@ pub struct Policy {
     base: Option<Config>,
     /// Whether the change edits the configuration.
     edited: bool,
+    /// The base commit, as reports name it.
+    base_id: String,
 }
 
 impl Policy {
@@ -44,6 +47,7 @@ impl Policy {
                 mode,
                 base: None,
                 edited: true,
+                base_id: base_id.to_string(),
             });
         }
         let text = base_files.read_to_string(&path).map_err(Failure::Message)?;
@@ -73,7 +77,13 @@ impl Policy {
                 ));
             }
         };
-        Ok(Policy { mode, base, edited })
+        let base_id = base_id.to_string();
+        Ok(Policy {
+            mode,
+            base,
+            edited,
+            base_id,
+        })
     }
 
     /// The configuration whose policy applies.
@@ -84,10 +94,19 @@ impl Policy {
         }
     }
 
-    /// Sets the run's limits from the configuration whose policy applies, so that under
-    /// `--policy base` a change cannot raise the limits it is read within.
-    pub fn configure_limits(&self, head: &Config) {
+    /// Before any table is read: sets the run's limits from the configuration whose policy
+    /// applies (so that under `--policy base` a change cannot raise the limits it is read
+    /// within), and refuses a change that moves a table's metadata or deletes its version hint.
+    pub fn admit(
+        &self,
+        head: &Config,
+        config_dir: &Path,
+        base_files: &CommitFiles<'_>,
+        root: &Path,
+    ) -> Result<(), Failure> {
         crate::limits::configure(self.deciding(head).limits.clone());
+        let base = self.base.as_ref();
+        refuse_moves(base, head, config_dir, base_files, &self.base_id, root)
     }
 
     /// The base commit's configuration, whatever the mode: where `check --live` finds the
