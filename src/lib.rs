@@ -25,6 +25,7 @@ pub mod report;
 pub mod rules;
 pub mod session;
 pub mod span;
+pub mod storage;
 pub mod suggest;
 pub mod suppress;
 pub mod verify;

@@ -12,6 +12,8 @@ use crate::catalog::rest::{CatalogError, ErrorKind, RestClient};
 
 const DEFAULT_TIMEOUT_MS: u64 = 30_000;
 const DEFAULT_RETRIES: u32 = 3;
+/// The property families that configure object storage rather than the catalog.
+const STORAGE_FAMILIES: &[&str] = &["s3.", "client.", "gcs.", "adls."];
 
 /// The catalog's properties with their references resolved.
 pub struct Resolved {
@@ -95,6 +97,12 @@ pub fn client<H: Http>(resolved: Resolved, http: H) -> Result<RestClient<H>, Cat
         .iter()
         .filter_map(|(k, v)| Some((k.strip_prefix("header.")?.to_string(), v.clone())))
         .collect();
+    let storage = resolved
+        .properties
+        .iter()
+        .filter(|(k, _)| STORAGE_FAMILIES.iter().any(|f| k.starts_with(f)))
+        .cloned()
+        .collect();
     Ok(RestClient {
         http,
         name: resolved.name.clone(),
@@ -105,6 +113,7 @@ pub fn client<H: Http>(resolved: Resolved, http: H) -> Result<RestClient<H>, Cat
         auth,
         headers,
         redactor: resolved.redactor,
+        storage,
         retries: u32::try_from(retries).unwrap_or(u32::MAX).min(10),
         backoff: Duration::from_millis(200),
     })

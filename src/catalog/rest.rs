@@ -79,6 +79,45 @@ pub struct LoadedTable {
     pub metadata: Value,
     /// `config`: table-specific client properties, e.g. vended storage credentials.
     pub config: Vec<(String, String)>,
+    /// `storage-credentials`: vended credentials, each for the locations under its `prefix`.
+    pub storage_credentials: Vec<(String, Vec<(String, String)>)>,
+}
+
+impl LoadedTable {
+    /// The properties object storage is read with under `location`: the catalog's `storage`
+    /// properties, then the table's `config`, then the vended credential with the longest
+    /// prefix of `location`, each overriding the ones before.
+    pub fn storage_properties(
+        &self,
+        storage: &[(String, String)],
+        location: &str,
+    ) -> Vec<(String, String)> {
+        let vended = self
+            .storage_credentials
+            .iter()
+            .filter(|(prefix, _)| location.starts_with(prefix.as_str()))
+            .max_by_key(|(prefix, _)| prefix.len())
+            .map(|(_, config)| config.as_slice())
+            .unwrap_or_default();
+        storage
+            .iter()
+            .chain(&self.config)
+            .chain(vended)
+            .cloned()
+            .collect()
+    }
+}
+
+/// A JSON object's string members, in order; anything else is left out.
+fn string_map(value: Option<&Value>) -> Vec<(String, String)> {
+    value
+        .and_then(Value::as_object)
+        .map(|c| {
+            c.iter()
+                .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 pub struct RestClient<H: Http> {
@@ -92,6 +131,9 @@ pub struct RestClient<H: Http> {
     pub auth: Auth,
     pub headers: Vec<(String, String)>,
     pub redactor: Redactor,
+    /// The catalog's object-storage properties (`s3.*`, `client.*`, `gcs.*`, `adls.*`), which
+    /// a table's LoadTable `config` overrides.
+    pub storage: Vec<(String, String)>,
     pub retries: u32,
     /// The first wait before a retry; doubled each time.
     pub backoff: Duration,
@@ -170,19 +212,23 @@ impl<H: Http> RestClient<H> {
             .get("metadata-location")
             .and_then(Value::as_str)
             .map(str::to_string);
-        let config = body
-            .get("config")
-            .and_then(Value::as_object)
-            .map(|c| {
-                c.iter()
-                    .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
+        let storage_credentials = body
+            .get("storage-credentials")
+            .and_then(Value::as_array)
+            .map(|list| {
+                list.iter()
+                    .filter_map(|c| {
+                        let prefix = c.get("prefix")?.as_str()?.to_string();
+                        Some((prefix, string_map(c.get("config"))))
+                    })
                     .collect()
             })
             .unwrap_or_default();
         Ok(LoadedTable {
             metadata_location,
             metadata,
-            config,
+            config: string_map(body.get("config")),
+            storage_credentials,
         })
     }
 
@@ -216,6 +262,7 @@ impl<H: Http> RestClient<H> {
                 .map(str::to_string),
             metadata,
             config: Vec::new(),
+            storage_credentials: Vec::new(),
         })
     }
 
@@ -487,6 +534,7 @@ mod tests {
             auth: Auth::Bearer("sekrit-token".into()),
             headers: Vec::new(),
             redactor,
+            storage: Vec::new(),
             retries: 2,
             backoff: Duration::from_millis(1),
         }

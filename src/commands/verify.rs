@@ -41,6 +41,7 @@ pub fn run(args: &VerifyArgs, out: &mut dyn Write) -> Result<bool, Failure> {
         location: &metadata.location,
         table_dir: &table_dir,
         inside: None,
+        remote: None,
     };
     let files: Vec<DataFile> = match args.sample {
         Some(n) => {

@@ -23,7 +23,7 @@ use crate::frontend::ddl::Dialect;
 use crate::iceberg::metadata::TableMetadata;
 use crate::judge::Settings;
 use crate::proposal::Proposal;
-use crate::repo::config::{CONFIG_FILE, Config, ConfigError, TableConfig, repo_path};
+use crate::repo::config::{CONFIG_FILE, Config, ConfigError, SampleKind, TableConfig, repo_path};
 use crate::repo::git::{Base, Repo};
 use crate::repo::glob;
 use crate::repo::location::{Files, LocateError, locate_in};
@@ -32,7 +32,7 @@ use crate::session::drift::{self, Drift};
 use crate::session::input::{
     ReadProposal, describe, parse_metadata, parse_proposal, schema_file_failure,
 };
-use crate::session::live::{Catalogs, drift_finding};
+use crate::session::live::{Catalogs, drift_finding, trusted_config};
 use crate::session::plan::policy::Policy;
 use crate::session::plan::repo_config::{config_failure, load_repo_config};
 use crate::session::plan::routing::{
@@ -219,12 +219,24 @@ impl TableAt<'_> {
         locate_related(&mut judgement);
         let table = self.table;
         verification::run(&mut judgement, &settings, checks.fail_on, |_| {
-            let sample = table.sample.as_ref();
-            sample
-                .map(|s| {
-                    verification::listed(s, &table.source, checks.config_dir, self.root, self.root)
-                })
-                .transpose()
+            let Some(sample) = table.sample.as_ref() else {
+                return Ok(None);
+            };
+            if let (true, Some(_), SampleKind::Count(n)) =
+                (checks.live, &table.catalog, &sample.kind)
+            {
+                let config = trusted_config(self.policy.base_config(), table)?;
+                let live = catalogs.live_table(config, table)?;
+                return Ok(Some(verification::live(sample, &table.source, *n, live)));
+            }
+            verification::listed(
+                sample,
+                &table.source,
+                checks.config_dir,
+                self.root,
+                self.root,
+            )
+            .map(Some)
         })?;
         Ok(Some((judgement, settings)))
     }

@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 
 use crate::catalog::connect::{connect, resolve};
 use crate::catalog::http::UreqHttp;
-use crate::catalog::rest::RestClient;
+use crate::catalog::rest::{LoadedTable, RestClient};
 use crate::change::{Origin, Source, SourceFile};
 use crate::failure::Failure;
 use crate::finding::{Finding, Severity};
@@ -16,6 +16,7 @@ use crate::iceberg::metadata::TableMetadata;
 use crate::iceberg::pinned::{changes, pinned_copy, same_state};
 use crate::repo::config::{Config, TableConfig};
 use crate::session::input::parse_metadata;
+use crate::storage::ObjectReader;
 
 /// A table as a pinned copy: its text as `pull` writes it, the members, the typed view.
 pub struct Pinned {
@@ -63,10 +64,18 @@ fn render(members: &Map<String, Value>) -> String {
     text
 }
 
-/// The catalogs of one run, each connected once.
+/// The catalogs of one run, each connected once, and the tables loaded from them, each once.
 #[derive(Default)]
 pub struct Catalogs {
     clients: HashMap<String, RestClient<UreqHttp>>,
+    loaded: HashMap<String, LoadedTable>,
+}
+
+/// A catalog table as it is now, with its snapshots, and the reader for its object storage.
+pub struct LiveTable {
+    pub source: Source,
+    pub metadata: TableMetadata,
+    pub objects: ObjectReader,
 }
 
 impl Catalogs {
@@ -98,11 +107,52 @@ impl Catalogs {
 
     /// The live table behind `table`'s `catalog:` entry, as a pinned copy.
     pub fn load(&mut self, config: &Config, table: &TableConfig) -> Result<Pinned, Failure> {
-        let client = self.client(config, table)?;
-        let loaded = client
-            .load_table(&identifier(table))
-            .map_err(|e| e.message)?;
+        let (loaded, client) = self.loaded(config, table)?;
         Pinned::from_live(table, &client.name, &loaded.metadata)
+    }
+
+    /// LoadTable for `table`, sent once per run however often it is asked for.
+    fn loaded(
+        &mut self,
+        config: &Config,
+        table: &TableConfig,
+    ) -> Result<(&LoadedTable, &RestClient<UreqHttp>), Failure> {
+        if !self.loaded.contains_key(&table.name) {
+            let client = self.client(config, table)?;
+            let loaded = client
+                .load_table(&identifier(table))
+                .map_err(|e| e.message)?;
+            self.loaded.insert(table.name.clone(), loaded);
+        }
+        let catalog = table.catalog.as_ref().map_or("", |(c, _)| c.as_str());
+        Ok((&self.loaded[&table.name], &self.clients[catalog]))
+    }
+
+    /// The live table with its snapshots, its files read from object storage with the catalog's
+    /// properties, the table's `config` and the credentials vended for its location.
+    pub fn live_table(
+        &mut self,
+        config: &Config,
+        table: &TableConfig,
+    ) -> Result<LiveTable, Failure> {
+        let (loaded, client) = self.loaded(config, table)?;
+        let text = serde_json::to_string_pretty(&loaded.metadata).unwrap_or_default();
+        let source = Source::new(SourceFile {
+            name: format!(
+                "table `{}` as catalog `{}` returned it",
+                table.name, client.name
+            ),
+            text,
+        });
+        let metadata = parse_metadata(&source)?;
+        let properties = loaded.storage_properties(&client.storage, &metadata.location);
+        let env = |var: &str| std::env::var(var).ok();
+        let objects = ObjectReader::new(&properties, &env, client.redactor.clone())?;
+        Ok(LiveTable {
+            source,
+            metadata,
+            objects,
+        })
     }
 }
 
@@ -138,6 +188,24 @@ impl Pinned {
     }
 }
 
+/// The base's configuration (`trusted`) when it defines `table`'s catalog: a pull request
+/// controls the change's `fieldgate.yaml`, and must not choose the address the credentials are
+/// sent to.
+pub fn trusted_config<'a>(
+    trusted: Option<&'a Config>,
+    table: &TableConfig,
+) -> Result<&'a Config, Failure> {
+    let catalog = table.catalog.as_ref().map_or("", |(c, _)| c.as_str());
+    trusted
+        .filter(|c| c.catalogs.iter().any(|d| d.name == catalog))
+        .ok_or_else(|| {
+            Failure::Message(format!(
+                "`{}` is in catalog `{catalog}`, which the base commit's fieldgate.yaml does not define: `check --live` reaches only the catalogs of the base's configuration, so a pull request cannot choose where credentials are sent (land the catalog's entry first)",
+                table.name
+            ))
+        })
+}
+
 /// `check --live`: a `live-drift` finding when the base's pinned copy of `table` (`base`, `None`
 /// when the base has none) is not the live table, located at the table's `catalog:` entry.
 /// The catalog is the one the base's configuration (`trusted`) defines: a pull request controls
@@ -149,13 +217,7 @@ pub fn drift_finding(
     base: Option<&Source>,
     severity: Severity,
 ) -> Result<Option<Finding>, Failure> {
-    let catalog = table.catalog.as_ref().map_or("", |(c, _)| c.as_str());
-    let Some(config) = trusted.filter(|c| c.catalogs.iter().any(|d| d.name == catalog)) else {
-        return Err(Failure::Message(format!(
-            "`{}` is in catalog `{catalog}`, which the base commit's fieldgate.yaml does not define: `check --live` reaches only the catalogs of the base's configuration, so a pull request cannot choose where credentials are sent (land the catalog's entry first)",
-            table.name
-        )));
-    };
+    let config = trusted_config(trusted, table)?;
     let live = catalogs.load(config, table)?;
     let pull = format!("fieldgate pull {}", table.name);
     let (message, help) = match base {

@@ -13,6 +13,7 @@ use crate::repo::config::{Sample, SampleKind};
 use crate::repo::git::Repo;
 use crate::repo::sample as sample_paths;
 use crate::session::input::LoadedTable;
+use crate::session::live::LiveTable;
 use crate::session::plan::settings::config_failure_in;
 use crate::session::table::Judgement;
 use crate::verify::gate::{RULE, SampleFile, from_manifests, looked_up, verify};
@@ -33,6 +34,13 @@ pub enum Requested {
     Files {
         files: Vec<SampleFile>,
         root: TableRoot,
+    },
+    /// `sample: N` of a catalog table under `check --live`: N data files of the live table's
+    /// current snapshot, read where the catalog keeps them (object storage or a file: warehouse).
+    Live {
+        n: usize,
+        origin: Origin,
+        table: Box<LiveTable>,
     },
 }
 
@@ -78,6 +86,7 @@ impl Requested {
                 Requested::FromManifests { n, origin, root }
             }
             Requested::Files { files, .. } => Requested::Files { files, root },
+            live @ Requested::Live { .. } => live,
         }
     }
 }
@@ -99,6 +108,7 @@ pub fn run(
     if !rules_passed {
         return Ok(());
     }
+    let mut live = None;
     let files = match request(judgement)? {
         None => return Ok(()),
         Some(Requested::Files { files, root }) => match &judgement.base {
@@ -122,6 +132,8 @@ pub fn run(
         Some(Requested::FromManifests { n, origin, root }) => {
             manifest_sample(judgement.base.as_ref(), n, origin.as_ref(), &root)?
         }
+        // Kept until the files are read: its reader's temporary directory holds their copies.
+        Some(Requested::Live { n, origin, table }) => live_sample(live.insert(table), n, &origin)?,
     };
     let (verification, findings) = verify(
         &judgement.table,
@@ -159,6 +171,38 @@ fn manifest_sample(
     .map_err(|e| manifest_failure(base, e))
 }
 
+/// The live table's files: the paths come from the catalog the base's configuration trusts, so
+/// they are read where they point.
+fn live_sample(table: &LiveTable, n: usize, origin: &Origin) -> Result<Vec<SampleFile>, Failure> {
+    let locator = Locator {
+        location: &table.metadata.location,
+        table_dir: Path::new(""),
+        inside: None,
+        remote: Some(&table.objects),
+    };
+    from_manifests(
+        &table.source.text,
+        &table.metadata,
+        &locator,
+        n,
+        Some(origin),
+    )
+    .map_err(|e| Failure::Message(format!("{}: {e}", table.source.name)))
+}
+
+/// The request of a catalog table's `sample: N` under `check --live`.
+pub fn live(sample: &Sample, config: &Source, n: usize, table: LiveTable) -> Requested {
+    Requested::Live {
+        n,
+        origin: Origin {
+            source: config.clone(),
+            statement: sample.span,
+            focus: sample.span,
+        },
+        table: Box::new(table),
+    }
+}
+
 /// Where the table's manifests and data files are found: under `dir`, the table directory, and
 /// only inside the repository when `root` is one.
 fn locator<'a>(base: &'a LoadedTable, dir: &'a Path, root: &'a TableRoot) -> Locator<'a> {
@@ -166,6 +210,7 @@ fn locator<'a>(base: &'a LoadedTable, dir: &'a Path, root: &'a TableRoot) -> Loc
         location: &base.metadata.location,
         table_dir: dir,
         inside: root.confinement(),
+        remote: None,
     }
 }
 

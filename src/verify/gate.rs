@@ -87,8 +87,14 @@ pub fn from_manifests(
     if metadata.current_snapshot_id.is_none() {
         return Ok(Vec::new());
     }
-    let files = current_files(metadata_text, metadata, locator)?;
-    Ok(pick(files, n)
+    let files = pick(current_files(metadata_text, metadata, locator)?, n);
+    for file in &files {
+        locator.fetch(&file.path)?;
+        for delete in &file.deletes.position {
+            locator.fetch(&delete.path)?;
+        }
+    }
+    Ok(files
         .into_iter()
         .map(|f| SampleFile::from_manifest(f, origin.cloned()))
         .collect())

@@ -5,7 +5,8 @@
 //! Paths in manifests are absolute. A local path or `file:` URI is read where it points; when that
 //! file is gone and the path lies under the table's `location`, it is read from the same place
 //! under the directory the metadata was loaded from, so a copied table (a fixture, a downloaded
-//! snapshot) still verifies. Other schemes (s3:, gs:, hdfs:, ...) are a clear error for now.
+//! snapshot) still verifies. Object-store URLs are read through the locator's
+//! [`ObjectReader`] when it has one (`check --live` on a catalog table), else are a clear error.
 //! `check` confines the reads to the repository: a path in committed metadata must not make the
 //! gate read files of the CI runner.
 
@@ -18,6 +19,7 @@ use apache_avro::types::Value as Avro;
 
 use crate::iceberg::metadata::TableMetadata;
 use crate::iceberg::partition::PartitionSpec;
+use crate::storage::{ObjectReader, is_remote};
 use crate::verify::avro::{Budget, records};
 use crate::verify::deletes::{Deletes, PositionDeletes};
 use crate::verify::partition_values::identity_values;
@@ -71,10 +73,15 @@ pub struct Locator<'a> {
     /// The canonical directory every file read must really be in (`check`: the repository), or
     /// `None` to read wherever the paths point.
     pub inside: Option<&'a Path>,
+    /// Where object-store URLs (`s3://...`) are read from; `None` refuses them.
+    pub remote: Option<&'a ObjectReader>,
 }
 
 impl Locator<'_> {
     pub fn local(&self, path: &str) -> Result<PathBuf, ManifestError> {
+        if let Some(remote) = self.remote.filter(|_| is_remote(path)) {
+            return remote.local_copy(path).map_err(ManifestError::Unreadable);
+        }
         let original = local_path(path)?;
         if original.exists() && self.allows(&original) {
             return Ok(original);
@@ -105,6 +112,23 @@ impl Locator<'_> {
         Err(ManifestError::Unreadable(format!(
             "`{path}` does not exist"
         )))
+    }
+
+    /// Where a data or delete file is read from, without reading it yet: an object-store file
+    /// is fetched by [`Locator::fetch`] only once it is sampled.
+    pub fn deferred(&self, path: &str) -> Result<PathBuf, ManifestError> {
+        match self.remote.filter(|_| is_remote(path)) {
+            Some(remote) => Ok(remote.planned(path)),
+            None => self.local(path),
+        }
+    }
+
+    /// Fetches a [`Locator::deferred`] file that lives in object storage.
+    pub fn fetch(&self, path: &str) -> Result<(), ManifestError> {
+        match self.remote.filter(|_| is_remote(path)) {
+            Some(_) => self.local(path).map(drop),
+            None => Ok(()),
+        }
     }
 
     /// Whether `local` really (links followed) lies in the directory reads are confined to.
@@ -248,7 +272,7 @@ pub fn current_files(
             }
             let snapshot = int(field(&record, "snapshot_id")).or(manifest.added_by);
             files.push(DataFile {
-                local: locator.local(&entry.path)?,
+                local: locator.deferred(&entry.path)?,
                 path: entry.path.clone(),
                 schema_id: snapshot.and_then(|s| schema_of.get(&s).copied()),
                 partition: identity_values(
@@ -279,7 +303,7 @@ pub fn current_files(
         for delete in applying(entry, &deletes, unpartitioned) {
             match delete.content {
                 1 if delete.parquet => found.position.push(PositionDeletes {
-                    local: locator.local(&delete.path)?,
+                    local: locator.deferred(&delete.path)?,
                     path: delete.path.clone(),
                 }),
                 1 => found.other += 1,
@@ -486,6 +510,7 @@ mod tests {
             location: "file:///nowhere/db/t",
             table_dir: dir.path(),
             inside: None,
+            remote: None,
         };
         assert_eq!(
             locator
@@ -515,6 +540,7 @@ mod tests {
             location: "file:///nowhere/db/t",
             table_dir: &table,
             inside: Some(&repo_root),
+            remote: None,
         };
         assert_eq!(
             confined.local("file:///nowhere/db/t/data/x.parquet"),
@@ -538,6 +564,7 @@ mod tests {
         }
         let anywhere = Locator {
             inside: None,
+            remote: None,
             ..confined
         };
         assert!(anywhere.local(&outside_uri).is_ok());

@@ -2,7 +2,9 @@
 repository would: make the lake, change a table behind the repository's back, and prove the REST
 server faithful with pyiceberg's own RestCatalog client.
 
-    catalog_tool.py make --db DB --warehouse-uri URI
+    catalog_tool.py make --db DB --warehouse-uri URI [--prop KEY VALUE]...
+    catalog_tool.py make-bucket --endpoint URL BUCKET       (in moto's S3 server)
+    catalog_tool.py delete-dir --endpoint URL BUCKET/PREFIX  (every object under it)
     catalog_tool.py append --db DB --warehouse-uri URI TABLE
     catalog_tool.py add-column --db DB --warehouse-uri URI TABLE NAME
     catalog_tool.py show --uri URI --token TOKEN TABLE      (the table as RestCatalog loads it, JSON)
@@ -31,7 +33,33 @@ from pyiceberg.types import (
 
 
 def sql_catalog(args):
-    return SqlCatalog("default", uri=f"sqlite:///{args.db}", warehouse=args.warehouse_uri)
+    return SqlCatalog(
+        "default", uri=f"sqlite:///{args.db}", warehouse=args.warehouse_uri, **dict(args.prop)
+    )
+
+
+def s3(args):
+    """pyarrow's S3 client on moto's server."""
+    from pyarrow import fs
+
+    scheme, host = args.endpoint.split("://", 1)
+    return fs.S3FileSystem(
+        endpoint_override=host,
+        scheme=scheme,
+        access_key="maker",
+        secret_key="maker-secret",
+        region="us-east-1",
+        allow_bucket_creation=True,
+        allow_bucket_deletion=True,
+    )
+
+
+def make_bucket(args):
+    s3(args).create_dir(args.path)
+
+
+def delete_dir(args):
+    s3(args).delete_dir(args.path)
 
 
 EVENTS = Schema(
@@ -174,10 +202,15 @@ def main():
         command = sub.add_parser(name)
         command.add_argument("--db", required=True)
         command.add_argument("--warehouse-uri", required=True)
+        command.add_argument("--prop", nargs=2, action="append", default=[], help="a catalog property")
         if name != "make":
             command.add_argument("table")
         if name == "add-column":
             command.add_argument("name")
+    for name in ("make-bucket", "delete-dir"):
+        command = sub.add_parser(name)
+        command.add_argument("--endpoint", required=True)
+        command.add_argument("path")
     for name in ("show", "prove"):
         command = sub.add_parser(name)
         command.add_argument("--uri", required=True)
@@ -185,7 +218,7 @@ def main():
         if name == "show":
             command.add_argument("table")
     args = parser.parse_args()
-    {"make": make, "append": append, "add-column": add_column, "show": show, "prove": prove}[
+    {"make": make, "make-bucket": make_bucket, "delete-dir": delete_dir, "append": append, "add-column": add_column, "show": show, "prove": prove}[
         args.command
     ](args)
 

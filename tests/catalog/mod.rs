@@ -5,6 +5,8 @@
 //! `CI=true` and is skipped, loudly, elsewhere.
 #![allow(dead_code)]
 
+pub mod moto;
+
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -41,6 +43,8 @@ pub fn python() -> Option<PathBuf> {
 pub struct Catalog {
     pub dir: tempfile::TempDir,
     pub uri: String,
+    warehouse: String,
+    props: Vec<(String, String)>,
     python: PathBuf,
     server: Child,
 }
@@ -48,21 +52,35 @@ pub struct Catalog {
 impl Catalog {
     /// A catalog over a fresh lake, the server started with `server_args` on top of the defaults.
     pub fn start(server_args: &[&str]) -> Option<Catalog> {
+        Catalog::start_in(None, &[], server_args)
+    }
+
+    /// A catalog whose lake is written at `warehouse` (a temporary directory when `None`), with
+    /// the catalog properties `props` (e.g. `s3.endpoint`) for pyiceberg's FileIO.
+    pub fn start_in(
+        warehouse: Option<&str>,
+        props: &[(&str, &str)],
+        server_args: &[&str],
+    ) -> Option<Catalog> {
         let python = python()?;
         let dir = tempfile::tempdir().expect("temp dir");
-        let warehouse = format!("file://{}", dir.path().join("warehouse").display());
-        let db = dir.path().join("catalog.db");
-        let made = run_python(
-            &python,
-            dir.path(),
-            &[
-                "make",
-                "--db",
-                &db.to_string_lossy(),
-                "--warehouse-uri",
-                &warehouse,
-            ],
+        let warehouse = warehouse.map_or_else(
+            || format!("file://{}", dir.path().join("warehouse").display()),
+            str::to_string,
         );
+        let db = dir.path().join("catalog.db");
+        let mut make = vec![
+            "make".to_string(),
+            "--db".into(),
+            db.to_string_lossy().into_owned(),
+            "--warehouse-uri".into(),
+            warehouse.clone(),
+        ];
+        for (key, value) in props {
+            make.extend(["--prop".into(), key.to_string(), value.to_string()]);
+        }
+        let make: Vec<&str> = make.iter().map(String::as_str).collect();
+        let made = run_python(&python, dir.path(), &make);
         assert!(
             made.status.success(),
             "make the lake: {}",
@@ -79,6 +97,7 @@ impl Catalog {
                 TOKEN,
             ])
             .args(["--client-id", CLIENT_ID, "--client-secret", CLIENT_SECRET])
+            .args(props.iter().flat_map(|(k, v)| ["--prop", k, v]))
             .args(server_args)
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -105,6 +124,11 @@ impl Catalog {
         Some(Catalog {
             dir,
             uri,
+            warehouse,
+            props: props
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
             python,
             server,
         })
@@ -119,7 +143,7 @@ impl Catalog {
     }
 
     pub fn warehouse(&self) -> String {
-        format!("file://{}", self.dir.path().join("warehouse").display())
+        self.warehouse.clone()
     }
 
     /// `catalog_tool.py COMMAND --db .. --warehouse-uri .. ARGS` (a change made with pyiceberg
@@ -127,6 +151,9 @@ impl Catalog {
     pub fn change(&self, command: &str, args: &[&str]) {
         let (db, warehouse) = (self.db(), self.warehouse());
         let mut all = vec![command, "--db", &db, "--warehouse-uri", &warehouse];
+        for (key, value) in &self.props {
+            all.extend(["--prop", key, value]);
+        }
         all.extend_from_slice(args);
         let output = run_python(&self.python, self.dir.path(), &all);
         assert!(
@@ -179,6 +206,19 @@ impl Drop for Catalog {
         let _ = self.server.kill();
         let _ = self.server.wait();
     }
+}
+
+/// `catalog_tool.py ARGS` outside any catalog (moto's buckets); it must succeed.
+pub fn tool(args: &[&str]) {
+    let Some(python) = python() else {
+        return;
+    };
+    let output = run_python(&python, &std::env::temp_dir(), args);
+    assert!(
+        output.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
 }
 
 fn run_python(python: &Path, dir: &Path, args: &[&str]) -> Output {

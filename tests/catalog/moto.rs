@@ -1,0 +1,65 @@
+//! moto's S3 server for the object-storage tests: started from its own venv (`.ci/run` makes
+//! `target/moto-venv` from `tests/interop/moto-requirements.txt`) on a free 127.0.0.1 port,
+//! waited for until it answers, and killed on drop. Missing, it fails under `CI=true` and is
+//! skipped, loudly, elsewhere.
+
+use std::net::{TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use super::root;
+
+pub struct Moto {
+    pub endpoint: String,
+    server: Child,
+}
+
+impl Moto {
+    pub fn start() -> Option<Moto> {
+        let server_bin = std::env::var_os("FIELDGATE_TEST_MOTO")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| root().join("target/moto-venv/bin/moto_server"));
+        if !server_bin.exists() {
+            let message = format!(
+                "the object-storage tests need moto's server at {} (.ci/run makes it from tests/interop/moto-requirements.txt)",
+                server_bin.display()
+            );
+            if std::env::var("CI").is_ok_and(|v| v == "true") {
+                panic!("{message}");
+            }
+            eprintln!("SKIPPED: {message}");
+            return None;
+        }
+        // moto's server cannot report a port it chose itself, so a free one is found first.
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let server = Command::new(&server_bin)
+            .args(["-H", "127.0.0.1", "-p", &port.to_string()])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("moto's server starts");
+        let mut moto = Moto {
+            endpoint: format!("http://127.0.0.1:{port}"),
+            server,
+        };
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            if Instant::now() > deadline || moto.server.try_wait().ok().flatten().is_some() {
+                panic!("moto's server did not start on port {port}");
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        Some(moto)
+    }
+}
+
+impl Drop for Moto {
+    fn drop(&mut self) {
+        let _ = self.server.kill();
+        let _ = self.server.wait();
+    }
+}

@@ -1,0 +1,127 @@
+//! A catalog table whose lake is in S3 (moto's server, written by pyiceberg through the REST
+//! catalog's SqlCatalog): `check --live` samples the live table's current snapshot, reading the
+//! manifest list, manifests and Parquet files from S3 with the credentials the catalog vends in
+//! LoadTable's `config` (none are configured or in the environment), and a file that cannot be
+//! read is a clear exit 2 that names it and prints no secret.
+
+mod catalog;
+mod common;
+
+use std::fs;
+
+use catalog::moto::Moto;
+use catalog::{Catalog, TOKEN, tool};
+use common::{fieldgate_in, git, text};
+
+const VENDED_KEY: &str = "AKIAVENDED00000001";
+const VENDED_SECRET: &str = "v3nded-s3cret-2c9b41";
+const ENV: &[(&str, &str)] = &[("LAKE_TOKEN", TOKEN)];
+
+#[test]
+fn check_live_samples_the_live_table_from_s3_with_vended_credentials() {
+    let Some(moto) = Moto::start() else {
+        return;
+    };
+    let endpoint = moto.endpoint.as_str();
+    tool(&["make-bucket", "--endpoint", endpoint, "lake"]);
+    let writer = [
+        ("s3.endpoint", endpoint),
+        ("s3.access-key-id", "writer"),
+        ("s3.secret-access-key", "writer-secret"),
+        ("s3.region", "us-east-1"),
+    ];
+    let vend = [
+        "--vend",
+        "s3.endpoint",
+        endpoint,
+        "--vend",
+        "s3.region",
+        "us-east-1",
+        "--vend",
+        "s3.access-key-id",
+        VENDED_KEY,
+        "--vend",
+        "s3.secret-access-key",
+        VENDED_SECRET,
+    ];
+    let Some(catalog) = Catalog::start_in(Some("s3://lake/warehouse"), &writer, &vend) else {
+        return;
+    };
+    let repo = tempfile::tempdir().expect("dir");
+    let dir = repo.path();
+    fs::write(
+        dir.join("fieldgate.yaml"),
+        format!(
+            "catalogs:\n  lake:\n    type: rest\n    uri: {}\n    token: ${{LAKE_TOKEN}}\ntables:\n  db.events:\n    catalog: lake\n    metadata: tables/db/events.metadata.json\n    sample: 2\nproposals:\n  - migrations/*.sql\n",
+            catalog.uri
+        ),
+    )
+    .expect("config");
+    git(dir, &["init", "-q", "-b", "main"]);
+    let pulled = fieldgate_in(dir, &["pull"], ENV);
+    assert_eq!(pulled.status.code(), Some(0), "{}", text(&pulled.stderr));
+    git(dir, &["add", "."]);
+    git(dir, &["commit", "-q", "-m", "pinned copy"]);
+
+    git(dir, &["checkout", "-q", "-b", "feature"]);
+    fs::create_dir_all(dir.join("migrations")).expect("dir");
+    fs::write(
+        dir.join("migrations/001.sql"),
+        "ALTER TABLE db.events ADD COLUMN country string;\n",
+    )
+    .expect("sql");
+    let pinned = "tables/db/events.metadata.json";
+    let apply = [
+        "apply",
+        "--write",
+        "--metadata",
+        pinned,
+        "migrations/001.sql",
+    ];
+    let applied = fieldgate_in(dir, &apply, &[]);
+    assert_eq!(applied.status.code(), Some(0), "{}", text(&applied.stderr));
+    git(dir, &["add", "."]);
+    git(dir, &["commit", "-q", "-m", "add country"]);
+
+    let check = ["check", "--live", "--base", "main", "--format", "json"];
+    let live = fieldgate_in(dir, &check, ENV);
+    let stdout = text(&live.stdout);
+    assert_eq!(
+        live.status.code(),
+        Some(0),
+        "{stdout}{}",
+        text(&live.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_str(&stdout).expect("json");
+    let verification = &report["tables"][0]["verification"];
+    assert_eq!(verification["passed"], true, "{stdout}");
+    let files = verification["files"].as_array().expect("files");
+    assert_eq!(files.len(), 2, "{stdout}");
+    for file in files {
+        let path = file["path"].as_str().unwrap_or_default();
+        assert!(path.starts_with("s3://lake/warehouse/"), "{stdout}");
+    }
+    assert!(verification["rows"].as_u64().unwrap_or(0) > 0, "{stdout}");
+
+    // The data gone from the bucket: the sampled file is named, the vended secret is not.
+    tool(&[
+        "delete-dir",
+        "--endpoint",
+        endpoint,
+        "lake/warehouse/db/events/data",
+    ]);
+    let gone = fieldgate_in(dir, &check, ENV);
+    let (stdout, stderr) = (text(&gone.stdout), text(&gone.stderr));
+    assert_eq!(gone.status.code(), Some(2), "{stdout}{stderr}");
+    assert!(
+        stderr.contains("s3://lake/warehouse/db/events/data/"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("no such object (HTTP 404"), "{stderr}");
+    for secret in [VENDED_SECRET, TOKEN] {
+        assert!(
+            !stdout.contains(secret) && !stderr.contains(secret),
+            "{stderr}"
+        );
+    }
+}
