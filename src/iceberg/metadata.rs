@@ -89,16 +89,7 @@ impl TableMetadata {
         }
         let format_version = format_version as u8;
 
-        let schemas = match root.get("schemas") {
-            Some(list) => as_array(list, "`schemas`")?
-                .iter()
-                .map(|s| schema_from_json(s, 0).map(Arc::new))
-                .collect::<ModelResult<Vec<_>>>()?,
-            None => vec![Arc::new(schema_from_json(
-                required_member(root, "schema")?,
-                0,
-            )?)],
-        };
+        let schemas = schemas_from_json(root)?;
         let current_schema_id = match root.get("current-schema-id") {
             Some(id) => as_i32(id, "`current-schema-id`")?,
             None => schemas.last().map(|s| s.schema_id).unwrap_or(0),
@@ -193,6 +184,20 @@ impl TableMetadata {
 /// allocation, shared, so it is recognised without comparing its fields.
 pub fn same_schemas(a: &[Arc<Schema>], b: &[Arc<Schema>]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(a, b)| Arc::ptr_eq(a, b) || a == b)
+}
+
+/// The table's schemas: `schemas`, or the single `schema` of early v1 files.
+fn schemas_from_json(root: &Node<'_>) -> ModelResult<Vec<Arc<Schema>>> {
+    match root.get("schemas") {
+        Some(list) => as_array(list, "`schemas`")?
+            .iter()
+            .map(|s| schema_from_json(s, 0).map(Arc::new))
+            .collect(),
+        None => Ok(vec![Arc::new(schema_from_json(
+            required_member(root, "schema")?,
+            0,
+        )?)]),
+    }
 }
 
 /// An integer member that may be absent.
