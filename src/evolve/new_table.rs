@@ -1,6 +1,8 @@
 //! A table that does not exist yet (CREATE TABLE): fresh ids from 1, partition fields from 1000,
 //! and a complete metadata document in the shape Iceberg Java writes for a new table.
 
+use std::sync::Arc;
+
 use serde_json::{Map, Value as JsonValue, json};
 
 use crate::change::CreateTable;
@@ -78,7 +80,7 @@ pub fn new_table(
         last_column_id,
         last_updated_ms: now_ms,
         current_schema_id: 0,
-        schemas: vec![schema],
+        schemas: vec![Arc::new(schema)],
         partition_specs: vec![PartitionSpec {
             spec_id: 0,
             fields: partition_fields,

@@ -5,6 +5,7 @@
 //! of one schema, and counts what the migration adds to the metadata file.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use crate::iceberg::metadata::TableMetadata;
 use crate::iceberg::schema::{Schema, member_count};
@@ -50,6 +51,7 @@ impl SchemaLog {
     pub(super) fn current<'m>(&self, metadata: &'m TableMetadata) -> &'m Schema {
         self.current
             .and_then(|position| metadata.schemas.get(position))
+            .map(|schema| &**schema)
             .unwrap_or_else(|| metadata.current_schema())
     }
 
@@ -80,6 +82,6 @@ impl SchemaLog {
         self.by_structure.entry(hash).or_default().push(position);
         self.current = Some(position);
         metadata.current_schema_id = schema.schema_id;
-        metadata.schemas.push(schema);
+        metadata.schemas.push(Arc::new(schema));
     }
 }

@@ -475,11 +475,11 @@ mod tests {
             last_column_id,
             last_updated_ms: 0,
             current_schema_id: 0,
-            schemas: vec![Schema {
+            schemas: vec![Arc::new(Schema {
                 schema_id: 0,
                 identifier_field_ids: vec![1],
                 fields,
-            }],
+            })],
             partition_specs: Vec::new(),
             default_spec_id: 0,
             last_partition_id: None,
@@ -687,7 +687,7 @@ mod tests {
             })]
         };
         let mut base = id_only();
-        base.schemas[0].schema_id = 7;
+        Arc::make_mut(&mut base.schemas[0]).schema_id = 7;
         base.current_schema_id = 7;
         let (a, b) = (doc("a"), doc("b"));
         let e = evolve(

@@ -6,6 +6,7 @@
 //! writer that made the file. Everything else stays byte for byte.
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use serde_json::Value as JsonValue;
 
@@ -31,7 +32,7 @@ pub struct TableMetadata {
     pub last_column_id: i32,
     pub last_updated_ms: i64,
     pub current_schema_id: i32,
-    pub schemas: Vec<Schema>,
+    pub schemas: Vec<Arc<Schema>>,
     pub partition_specs: Vec<PartitionSpec>,
     pub default_spec_id: i32,
     /// `last-partition-id`; absent in early v1 files, where it follows from the specs.
@@ -54,12 +55,15 @@ pub struct SnapshotSchema {
 impl TableMetadata {
     pub fn current_schema(&self) -> &Schema {
         self.schema(self.current_schema_id)
-            .or_else(|| self.schemas.last())
+            .or_else(|| self.schemas.last().map(|schema| &**schema))
             .unwrap_or(&EMPTY_SCHEMA)
     }
 
     pub fn schema(&self, id: i32) -> Option<&Schema> {
-        self.schemas.iter().find(|s| s.schema_id == id)
+        self.schemas
+            .iter()
+            .find(|s| s.schema_id == id)
+            .map(|schema| &**schema)
     }
 
     pub fn property(&self, key: &str) -> Option<&str> {
@@ -85,13 +89,7 @@ impl TableMetadata {
         }
         let format_version = format_version as u8;
 
-        let schemas = match root.get("schemas") {
-            Some(list) => as_array(list, "`schemas`")?
-                .iter()
-                .map(|s| schema_from_json(s, 0))
-                .collect::<ModelResult<Vec<_>>>()?,
-            None => vec![schema_from_json(required_member(root, "schema")?, 0)?],
-        };
+        let schemas = schemas_from_json(root)?;
         let current_schema_id = match root.get("current-schema-id") {
             Some(id) => as_i32(id, "`current-schema-id`")?,
             None => schemas.last().map(|s| s.schema_id).unwrap_or(0),
@@ -182,6 +180,26 @@ impl TableMetadata {
     }
 }
 
+/// Whether two schema lists are equal. A schema the evolution did not touch is the base's own
+/// allocation, shared, so it is recognised without comparing its fields.
+pub fn same_schemas(a: &[Arc<Schema>], b: &[Arc<Schema>]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(a, b)| Arc::ptr_eq(a, b) || a == b)
+}
+
+/// The table's schemas: `schemas`, or the single `schema` of early v1 files.
+fn schemas_from_json(root: &Node<'_>) -> ModelResult<Vec<Arc<Schema>>> {
+    match root.get("schemas") {
+        Some(list) => as_array(list, "`schemas`")?
+            .iter()
+            .map(|s| schema_from_json(s, 0).map(Arc::new))
+            .collect(),
+        None => Ok(vec![Arc::new(schema_from_json(
+            required_member(root, "schema")?,
+            0,
+        )?)]),
+    }
+}
+
 /// An integer member that may be absent.
 fn optional_member(root: &Node<'_>, key: &str) -> ModelResult<Option<i32>> {
     root.get(key).map(|n| as_i32(n, key)).transpose()
@@ -219,7 +237,7 @@ pub fn patch(
     if !std::ptr::eq(inner, &root) {
         return patch(&original[inner.span.range()], base, updated, now_ms);
     }
-    let schemas_changed = updated.schemas != base.schemas;
+    let schemas_changed = !same_schemas(&updated.schemas, &base.schemas);
     let changed = schemas_changed
         || updated.current_schema_id != base.current_schema_id
         || updated.last_column_id != base.last_column_id
@@ -362,7 +380,7 @@ mod tests {
         let mut schema = table.current_schema().clone();
         schema.schema_id = 1;
         schema.fields.pop();
-        updated.schemas.push(schema);
+        updated.schemas.push(Arc::new(schema));
         updated.current_schema_id = 1;
         // `schema` becomes the current schema and the history moves into a new `schemas`.
         let written = patch(V1, &table, &updated, 5).unwrap();

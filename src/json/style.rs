@@ -127,10 +127,7 @@ impl Style {
 pub(super) fn line_indent(text: &str, offset: usize) -> &str {
     let bytes = text.as_bytes();
     let end = offset.min(bytes.len());
-    let start = bytes[..end]
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .map_or(0, |i| i + 1);
+    let start = memchr::memrchr(b'\n', &bytes[..end]).map_or(0, |i| i + 1);
     let len = bytes[start..end]
         .iter()
         .take_while(|&&b| b == b' ' || b == b'\t')

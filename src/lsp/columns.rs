@@ -97,7 +97,7 @@ fn dropped(state: &TableState, word: &str) -> Option<String> {
 
 /// What each schema did to the field, oldest first.
 fn history_of(metadata: &TableMetadata, id: i32) -> Vec<String> {
-    let mut schemas: Vec<&Schema> = metadata.schemas.iter().collect();
+    let mut schemas: Vec<&Schema> = metadata.schemas.iter().map(|s| &**s).collect();
     schemas.sort_by_key(|s| s.schema_id);
     let mut out = Vec::new();
     let mut last: Option<FieldInfo> = None;

@@ -53,7 +53,7 @@ impl Rule for FieldIdReuse {
         }
         for old in &before.schemas {
             match after.schema(old.schema_id) {
-                Some(new) if new == old => {}
+                Some(new) if std::ptr::eq(new, &**old) || new == &**old => {}
                 Some(_) => say(
                     format!(
                         "schema {} is rewritten: files written with it would be read with a different schema than the one they were written with",
@@ -220,7 +220,7 @@ mod tests {
         let before = table_with_history();
         let mut after = before.clone();
         after.last_column_id -= 1;
-        after.schemas[0].fields.pop();
+        std::sync::Arc::make_mut(&mut after.schemas[0]).fields.pop();
         let found = findings_between(&before, &after);
         assert_eq!(
             found.iter().filter(|r| **r == "field-id-reuse").count(),

@@ -7,7 +7,7 @@ use crate::change::{SourceFile, StatementKind};
 use crate::evolve::evolve;
 use crate::frontend::ddl::{Dialect, parse_sql};
 use crate::iceberg::metadata::TableMetadata;
-use crate::iceberg::schema::Field;
+use crate::iceberg::schema::{Field, Schema};
 use crate::rules::{Compatibility, Context, History, Mapping, RuleOptions, run};
 
 /// Rules that fire on almost every change; most tests look past them.
@@ -42,11 +42,11 @@ pub fn table_with_history() -> TableMetadata {
     let orders = r#"[{"order-id":1,"fields":[{"source-id":5,"transform":"identity","direction":"asc","null-order":"nulls-first"}]}]"#;
     let mut table = metadata(2, fields, specs, orders);
     table.default_spec_id = 1;
-    let mut current = table.schemas[0].clone();
+    let mut current = Schema::clone(&table.schemas[0]);
     current.schema_id = 1;
     current.identifier_field_ids = vec![1];
     current.fields.retain(|f| f.name != "status");
-    table.schemas.push(current);
+    table.schemas.push(Arc::new(current));
     table.current_schema_id = 1;
     table
 }
@@ -64,7 +64,7 @@ pub fn with_new_schema(before: &TableMetadata, edit: impl Fn(&mut Field)) -> Tab
         + 1;
     schema.fields.iter_mut().for_each(edit);
     after.current_schema_id = schema.schema_id;
-    after.schemas.push(schema);
+    after.schemas.push(Arc::new(schema));
     after
 }
 

@@ -10,7 +10,7 @@
 
 use crate::change::{Statement, StatementKind};
 use crate::evolve::{evolve, last_partition_id};
-use crate::iceberg::metadata::TableMetadata;
+use crate::iceberg::metadata::{TableMetadata, same_schemas};
 use crate::iceberg::partition::PARTITION_DATA_ID_START;
 use crate::iceberg::schema::{FieldInfo, MemberKind};
 
@@ -29,7 +29,7 @@ pub enum Drift {
 pub fn same_state(a: &TableMetadata, b: &TableMetadata) -> bool {
     a.current_schema_id == b.current_schema_id
         && a.last_column_id == b.last_column_id
-        && a.schemas == b.schemas
+        && same_schemas(&a.schemas, &b.schemas)
         && same_mapping(a, b)
         && layout_differences(a, b).is_empty()
 }
@@ -329,7 +329,12 @@ mod tests {
         );
         let mut edited = expected.clone();
         let current = edited.current_schema_id;
-        if let Some(schema) = edited.schemas.iter_mut().find(|s| s.schema_id == current) {
+        if let Some(schema) = edited
+            .schemas
+            .iter_mut()
+            .find(|s| s.schema_id == current)
+            .map(std::sync::Arc::make_mut)
+        {
             schema.fields[1].name = "full_name".into();
             schema.fields.pop();
         }

@@ -9,6 +9,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::Arc;
 
 use fieldgate::iceberg::metadata::TableMetadata;
 use fieldgate::iceberg::schema::{Field, Schema};
@@ -87,11 +88,11 @@ pub fn one_schema_table(fields: Vec<Field>, last_column_id: FieldId) -> TableMet
         last_column_id,
         last_updated_ms: 0,
         current_schema_id: 0,
-        schemas: vec![Schema {
+        schemas: vec![Arc::new(Schema {
             schema_id: 0,
             identifier_field_ids: vec![1],
             fields,
-        }],
+        })],
         partition_specs: Vec::new(),
         default_spec_id: 0,
         last_partition_id: None,

@@ -9,6 +9,8 @@
 //! dropped one, each such name gets its own earlier schema, since no real schema could hold the
 //! same name twice.
 
+use std::sync::Arc;
+
 use crate::change::Span;
 use crate::iceberg::metadata::TableMetadata;
 use crate::iceberg::partition::{PARTITION_DATA_ID_START, PartitionField, PartitionSpec};
@@ -120,7 +122,7 @@ impl SchemaFile {
             last_column_id,
             last_updated_ms: 0,
             current_schema_id: schema_id(current_schema_id),
-            schemas,
+            schemas: schemas.into_iter().map(Arc::new).collect(),
             partition_specs: vec![PartitionSpec {
                 spec_id: 0,
                 fields: partition_fields,
