@@ -353,6 +353,17 @@ fn a_narrowing_pr_fails() {
     assert!(narrowing.2.contains("total_units"), "{}", narrowing.2);
     let location = &report["diagnostics"][0]["location"];
     assert_eq!(location["file"], "migrations/0001_narrow.sql");
+    // The metadata is not regenerated either, but `apply` would refuse while the narrowing
+    // stands: the drift advice says so before telling to run it.
+    let drift = report["diagnostics"]
+        .as_array()
+        .and_then(|all| all.iter().find(|d| d["rule"] == "metadata-drift"))
+        .unwrap_or_else(|| panic!("{report}"));
+    let help = drift["help"].as_str().unwrap_or_default();
+    assert!(
+        help.starts_with("first resolve the 1 error finding above"),
+        "{help}"
+    );
 }
 
 /// Main's history of `orders`: v3 (with `status`), then v4 (pyiceberg dropped `status`), then two

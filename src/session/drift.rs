@@ -10,6 +10,7 @@
 
 use crate::change::{Statement, StatementKind};
 use crate::evolve::{evolve, last_partition_id};
+use crate::finding::{Finding, Severity};
 use crate::iceberg::metadata::{TableMetadata, same_schemas};
 use crate::iceberg::partition::PARTITION_DATA_ID_START;
 use crate::iceberg::schema::{FieldInfo, MemberKind};
@@ -280,8 +281,68 @@ pub fn differences(expected: &TableMetadata, committed: &TableMetadata) -> Vec<S
     out
 }
 
+/// A drift finding whose help says to run `apply`, when `others` hold errors: `apply` writes
+/// nothing while an error stands, so the advice starts with resolving them.
+pub fn after_failing_rules(mut drift: Finding, others: &[Finding]) -> Finding {
+    let errors = others
+        .iter()
+        .filter(|f| f.severity == Severity::Error)
+        .count();
+    if let (true, Some(help)) = (errors > 0, drift.help.as_deref())
+        && help.contains("run `fieldgate apply")
+    {
+        let first = crate::plural::counted(errors, "error finding");
+        drift.help = Some(format!(
+            "first resolve the {first} above, for `fieldgate apply` writes nothing while an error stands; then {help}"
+        ));
+    }
+    drift
+}
+
 #[cfg(test)]
 mod tests {
+    use super::after_failing_rules;
+    use crate::finding::{Finding, Severity};
+
+    fn finding(rule: &'static str, severity: Severity, help: &str) -> Finding {
+        Finding {
+            rule,
+            severity,
+            message: String::new(),
+            table: "db.t".into(),
+            field: None,
+            field_id: None,
+            origin: None,
+            help: Some(help.into()),
+            related: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn drift_advice_to_apply_comes_after_the_errors_that_would_stop_it() {
+        let drift = || {
+            finding(
+                "metadata-drift",
+                Severity::Error,
+                "run `fieldgate apply x` and commit",
+            )
+        };
+        let narrowing = finding("type-narrowing", Severity::Error, "keep long");
+        let note = finding("reader-cache-refresh", Severity::Note, "refresh");
+        let help = after_failing_rules(drift(), &[narrowing, note.clone()])
+            .help
+            .unwrap();
+        assert!(
+            help.starts_with("first resolve the 1 error finding above"),
+            "{help}"
+        );
+        assert!(
+            help.ends_with("then run `fieldgate apply x` and commit"),
+            "{help}"
+        );
+        let alone = after_failing_rules(drift(), &[note]).help.unwrap();
+        assert_eq!(alone, "run `fieldgate apply x` and commit");
+    }
     use std::sync::Arc;
 
     use super::*;

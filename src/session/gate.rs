@@ -309,6 +309,7 @@ impl TableAt<'_> {
         {
             let expected = &judgement.evolution.metadata;
             let drift = self.drift(&start, existed, &files, &alters, expected, severity)?;
+            let drift = drift.map(|d| drift::after_failing_rules(d, &judgement.findings));
             judgement.findings.extend(drift);
         }
         Ok(Some((judgement, settings)))
