@@ -59,8 +59,10 @@ pub fn refuse_moves(
             continue;
         }
         let hint = now.join(HINT);
-        let kept = root.join(&now).join("metadata").is_dir();
-        if kept && base_files.is_file(&hint) && !root.join(&hint).exists() {
+        // Two stats first: the base's tree is looked up only for a hint the working tree lacks,
+        // so a check of thousands of tables does not walk git trees for each of them.
+        let missing = !root.join(&hint).exists() && root.join(&now).join("metadata").is_dir();
+        if missing && base_files.is_file(&hint) {
             errors.push(LocatedError::new(
                 &table.source,
                 table.metadata_span,
