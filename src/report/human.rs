@@ -137,28 +137,35 @@ fn is_cache_note(finding: &Finding) -> bool {
 
 /// The closing `note[reader-cache-refresh]` paragraph: the tables, then the advice once.
 fn cache_refresh(notes: &[&Finding], width: usize) -> String {
-    let mut tables: Vec<&str> = notes.iter().map(|f| f.table.as_str()).collect();
-    tables.dedup();
+    let mut tables: Vec<&str> = Vec::new();
+    for note in notes {
+        if !tables.contains(&note.table.as_str()) {
+            tables.push(&note.table);
+        }
+    }
     let what = format!(
         "note[{CACHE_RULE}]: the current schema of {} changes; readers that cache table metadata keep the old one until they refresh",
         tables.join(", ")
     );
-    let options = |indent: &'static str| {
-        textwrap::Options::new(width)
-            .subsequent_indent(indent)
-            .break_words(false)
-            .word_separator(textwrap::WordSeparator::AsciiSpace)
-            .word_splitter(textwrap::WordSplitter::NoHyphenation)
-    };
     let mut text = String::from("\n");
-    text.push_str(&textwrap::fill(&escape(&what), options("  ")));
+    text.push_str(&textwrap::fill(&escape(&what), at_spaces(width, "", "  ")));
     text.push('\n');
     if let Some(help) = notes.iter().find_map(|f| f.help.as_deref()) {
-        let help = format!("  help: {help}");
-        text.push_str(&textwrap::fill(&escape(&help), options(NOTE_INDENT)));
+        let options = at_spaces(width, "  help: ", NOTE_INDENT);
+        text.push_str(&textwrap::fill(&escape(help), options));
         text.push('\n');
     }
     text
+}
+
+/// Wrapping as miette's handler wraps: at spaces only, never inside a word.
+fn at_spaces<'a>(width: usize, first: &'a str, rest: &'a str) -> textwrap::Options<'a> {
+    textwrap::Options::new(width)
+        .initial_indent(first)
+        .subsequent_indent(rest)
+        .break_words(false)
+        .word_separator(textwrap::WordSeparator::AsciiSpace)
+        .word_splitter(textwrap::WordSplitter::NoHyphenation)
 }
 
 /// One finding as text: the miette report, then a `note:` per related place it could not label.
@@ -195,12 +202,7 @@ const NOTE_INDENT: &str = "        ";
 
 /// A `note:` wrapped to `width` as miette wraps its own lines: between words only.
 fn note_lines(message: &str, width: usize) -> String {
-    let options = textwrap::Options::new(width)
-        .initial_indent("  note: ")
-        .subsequent_indent(NOTE_INDENT)
-        .break_words(false)
-        .word_separator(textwrap::WordSeparator::AsciiSpace)
-        .word_splitter(textwrap::WordSplitter::NoHyphenation);
+    let options = at_spaces(width, "  note: ", NOTE_INDENT);
     let mut lines = textwrap::fill(message, options);
     lines.push('\n');
     lines
