@@ -12,6 +12,7 @@ judged, a hover on the migration must still be answered at once.
 from __future__ import annotations
 
 import json
+import math
 import queue
 import statistics
 import subprocess
@@ -80,16 +81,22 @@ class Server:
         self.process.wait(timeout=30)
 
 
-def repository(work: Path, columns: int, schemas: int) -> Path:
-    """A git repository with fieldgate.yaml and the table; returns the migration's path."""
+def percentile(values: list[float], p: int) -> float:
+    """The nearest-rank percentile: the smallest value that p% of the values do not exceed."""
+    ranked = sorted(values)
+    return ranked[max(math.ceil(len(ranked) * p / 100) - 1, 0)]
+
+
+def repository(work: Path, columns: int, schemas: int) -> tuple[Path, Path]:
+    """A git repository with fieldgate.yaml and the table: the migration's path, the metadata's."""
     repo = work / "lsp-repo"
     metadata = lake.scale_history(lake.template_table(work / "pyiceberg", "lsp", columns), schemas)
-    lake.write_hadoop_table(repo / "warehouse" / "lsp", metadata)
+    written = lake.write_hadoop_table(repo / "warehouse" / "lsp", metadata)
     (repo / "fieldgate.yaml").write_text(f"tables:\n  {TABLE}:\n    metadata: warehouse/lsp\nproposals:\n  - migrations/*.sql\n")
     for args in (["init", "-q"], ["add", "-A"], ["-c", "user.name=b", "-c", "user.email=b@example.com", "commit", "-qm", "lake"]):
         subprocess.run(["git", *args], cwd=repo, check=True)
     (repo / "migrations").mkdir()
-    return repo / "migrations" / "0001_change.sql"
+    return repo / "migrations" / "0001_change.sql", written
 
 
 def statement(i: int) -> str:
@@ -97,7 +104,8 @@ def statement(i: int) -> str:
 
 
 def measure(binary: str, work: Path, columns: int, schemas: int, edits: int) -> dict:
-    migration = repository(work, columns, schemas)
+    migration, metadata = repository(work, columns, schemas)
+    metadata_mb = metadata.stat().st_size / 1_000_000
     uri = migration.resolve().as_uri()
     server = Server(binary, work / "lsp-cache")
     server.request("initialize", {"processId": None, "capabilities": {}})
@@ -147,8 +155,10 @@ def measure(binary: str, work: Path, columns: int, schemas: int, edits: int) -> 
         "columns": columns,
         "schemas": schemas,
         "edits": edits,
+        "metadata_mb": metadata_mb,
         "median_ms": statistics.median(single),
-        "p95_ms": sorted(single)[max(int(len(single) * 0.95) - 1, 0)],
+        "p90_ms": percentile(single, 90),
+        "p95_ms": percentile(single, 95),
         "max_ms": max(single),
         "burst_ms": burst_ms,
         "burst_published_last_only": burst_version == version + 9,

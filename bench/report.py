@@ -26,10 +26,13 @@ def markdown(results: dict) -> str:
         "Times are wall-clock medians; CPU is user + system time (GNU time, 10 ms resolution), which the machine's "
         "other load distorts least. pyiceberg and pyarrow are timed inside their process, after imports.",
         "",
-        targets_markdown(results["targets"]),
     ]
+    if "targets" in results:
+        out.append(targets_markdown(results["targets"]))
     if "migrations" not in results:
-        return "\n".join(out)
+        if "lsp" in results:
+            out.append(lsp_markdown(results["lsp"]))
+        return "\n".join(out) + "\n"
     out += [
         "**lint / apply** (a migration of N statements, each one schema update; pyiceberg: load the table from a "
         "SqlCatalog, one `update_schema()` commit per statement, timed in-process, one run)",
@@ -90,17 +93,30 @@ def markdown(results: dict) -> str:
             f"| {seconds(row['pyarrow_s'])} | {row['pyarrow_rss_mb']:.0f} MB | {seconds(row['pyiceberg_s'])} | {row['pyiceberg_rss_mb']:.0f} MB "
             f"| {row['pyarrow_s'] / row['fieldgate_s']:.2f} |"
         )
-    lsp = results["lsp"]
-    out += [
-        "",
-        f"**lsp** (`fieldgate lsp` over stdio: `didChange` written to `publishDiagnostics` read, debounce included, {lsp['edits']} edits; a burst of 10 keystrokes 10 ms apart timed from the last; a hover while a 50 MB buffer is judged)",
-        "",
-        "| table | median | p95 | max | burst (published once, last version) | hover during 50 MB |",
-        "| ---: | ---: | ---: | ---: | ---: | ---: |",
-        f"| {lsp['columns']} columns, {lsp['schemas']} schemas | {lsp['median_ms']:.0f} ms | {lsp['p95_ms']:.0f} ms | {lsp['max_ms']:.0f} ms "
-        f"| {lsp['burst_ms']:.0f} ms ({'yes' if lsp['burst_published_last_only'] else 'NO'}) | {lsp['hover_during_50mb_ms']:.0f} ms |",
-    ]
+    out += ["", lsp_markdown(results["lsp"])]
     return "\n".join(out) + "\n"
+
+
+LSP_TARGET_MS = 150
+
+
+def lsp_markdown(lsp: dict) -> str:
+    """The language server's latency: each edit's time to its diagnostics, and the target."""
+    met = lsp["p95_ms"] <= LSP_TARGET_MS
+    return "\n".join(
+        [
+            f"**lsp** (`fieldgate lsp` over stdio: `didChange` written to `publishDiagnostics` read, debounce included, "
+            f"{lsp['edits']} edits; a burst of 10 keystrokes 10 ms apart timed from the last; a hover while a 50 MB buffer is judged; "
+            f"target: p95 within {LSP_TARGET_MS} ms)",
+            "",
+            "| table | median | p90 | p95 | max | target | burst (published once, last version) | hover during 50 MB |",
+            "| ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: |",
+            f"| {lsp['columns']} columns, {lsp['schemas']} schemas ({lsp['metadata_mb']:.1f} MB) | {lsp['median_ms']:.0f} ms "
+            f"| {lsp['p90_ms']:.0f} ms | {lsp['p95_ms']:.0f} ms | {lsp['max_ms']:.0f} ms | {'met' if met else 'missed'} "
+            f"| {lsp['burst_ms']:.0f} ms ({'yes' if lsp['burst_published_last_only'] else 'NO'}) | {lsp['hover_during_50mb_ms']:.0f} ms |",
+            "",
+        ]
+    )
 
 
 TARGETS = {

@@ -279,6 +279,7 @@ def main() -> None:
     parser.add_argument("--work", required=True, type=Path, help="where the lake is generated (emptied first)")
     parser.add_argument("--repeat", type=int, help="runs per measurement (median wall, max RSS)")
     parser.add_argument("--targets", action="store_true", help="measure only the four targets (see the README)")
+    parser.add_argument("--lsp", action="store_true", help="measure only the language server's latency (see the README)")
     parser.add_argument("--no-instructions", action="store_true", help="skip the callgrind counts (bench/guard.py makes them)")
     args = parser.parse_args()
     scale = SCALES["quick" if args.quick else "full"]
@@ -295,6 +296,10 @@ def main() -> None:
         "commit": commit,
         "before": conditions(),
     }
+    if args.lsp:
+        bench_lsp(binary, work, scale, results)
+        finish(work, results)
+        return
     print("targets", file=sys.stderr)
     results["targets"] = [targets.measure_case(case, repeat, not args.no_instructions) for case in targets.cases(binary, work, PYTHON, results["scale"])]
     if args.targets:
@@ -310,10 +315,14 @@ def main() -> None:
     results["check"] = bench_check(binary, work, tables, scale["check_tables"], repeat)
     print("verify", file=sys.stderr)
     results["verify"] = bench_verify(binary, work, scale["parquet_mb"], repeat)
+    bench_lsp(binary, work, scale, results)
+    finish(work, results)
+
+
+def bench_lsp(binary: str, work: Path, scale: dict, results: dict) -> None:
     columns, schemas, edits = scale["lsp"]
     print(f"lsp latency on {columns} columns, {schemas} schemas", file=sys.stderr)
     results["lsp"] = lsp_latency.measure(binary, work, columns, schemas, edits)
-    finish(work, results)
 
 
 def finish(work: Path, results: dict) -> None:

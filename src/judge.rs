@@ -141,6 +141,7 @@ pub fn judge_metadata(
         assigned: proposal.assigned.clone(),
         applied: proposal.applied.clone(),
         problems: proposal.problems.clone(),
+        schema_ids: Vec::new(),
         too_large: None,
     };
     conclude(

@@ -25,12 +25,18 @@ struct Client {
     incoming: Receiver<Message>,
     /// Notifications seen while waiting for something else.
     backlog: Vec<Notification>,
+    /// Requests from the server seen while waiting for something else.
+    asked: Vec<Request>,
     next_id: i32,
     _cache: tempfile::TempDir,
 }
 
 impl Client {
     fn start() -> Client {
+        Client::start_with(json!({}))
+    }
+
+    fn start_with(capabilities: Value) -> Client {
         let cache = tempfile::tempdir().unwrap();
         let mut child = Command::new(env!("CARGO_BIN_EXE_fieldgate"))
             .arg("lsp")
@@ -55,14 +61,21 @@ impl Client {
             stdin,
             incoming,
             backlog: Vec::new(),
+            asked: Vec::new(),
             next_id: 0,
             _cache: cache,
         };
-        let init = client.request("initialize", json!({"capabilities": {}, "processId": null}));
+        let params = json!({"capabilities": capabilities, "processId": null});
+        let init = client.request("initialize", params);
         assert!(init.error.is_none(), "{init:?}");
         let capabilities = &init.result.unwrap()["capabilities"];
         assert_eq!(capabilities["textDocumentSync"]["change"], 2);
         assert_eq!(capabilities["positionEncoding"], "utf-16");
+        let triggers = &capabilities["completionProvider"]["triggerCharacters"];
+        assert!(
+            triggers.as_array().unwrap().contains(&json!(".")),
+            "{triggers}"
+        );
         client.notify("initialized", json!({}));
         client
     }
@@ -89,7 +102,8 @@ impl Client {
             match self.next(deadline) {
                 Message::Response(response) if response.id == id => return response,
                 Message::Notification(n) => self.backlog.push(n),
-                _ => {}
+                Message::Request(r) => self.asked.push(r),
+                Message::Response(_) => {}
             }
         }
     }
@@ -119,13 +133,48 @@ impl Client {
             return is_it(&seen).unwrap_or_default();
         }
         loop {
-            if let Message::Notification(n) = self.next(deadline) {
-                if let Some(found) = is_it(&n) {
-                    return found;
-                }
-                self.backlog.push(n);
+            match self.next(deadline) {
+                Message::Notification(n) => match is_it(&n) {
+                    Some(found) => return found,
+                    None => self.backlog.push(n),
+                },
+                Message::Request(r) => self.asked.push(r),
+                Message::Response(_) => {}
             }
         }
+    }
+
+    /// The next request the server sends the client for `method`.
+    fn asked(&mut self, method: &str) -> Request {
+        if let Some(at) = self.asked.iter().position(|r| r.method == method) {
+            return self.asked.remove(at);
+        }
+        let deadline = Instant::now() + WAIT;
+        loop {
+            match self.next(deadline) {
+                Message::Request(r) if r.method == method => return r,
+                Message::Request(r) => self.asked.push(r),
+                Message::Notification(n) => self.backlog.push(n),
+                Message::Response(_) => {}
+            }
+        }
+    }
+
+    /// The labels of the completions at `line`, `character`, and the range the first replaces.
+    fn completions(&mut self, uri: &Url, line: u32, character: u32) -> (Vec<String>, Value) {
+        let at = json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": character}});
+        let response = self.request("textDocument/completion", at);
+        assert!(response.error.is_none(), "{response:?}");
+        let items = response.result.unwrap_or(Value::Null);
+        let items = items.as_array().cloned().unwrap_or_default();
+        let labels = items
+            .iter()
+            .map(|i| i["label"].as_str().unwrap().to_string())
+            .collect();
+        let range = items
+            .first()
+            .map_or(Value::Null, |i| i["textEdit"]["range"].clone());
+        (labels, range)
     }
 
     fn open(&mut self, path: &Path, text: &str) -> Url {
@@ -558,5 +607,207 @@ fn an_unsaved_configuration_routes_the_other_buffers() {
         found[0].message.contains("`fieldgate.yaml` has an error"),
         "{found:#?}"
     );
+    client.shutdown();
+}
+
+#[test]
+fn columns_and_types_are_completed_as_the_statements_before_leave_the_table() {
+    let (_dir, root) = lake();
+    let path = root.join("migrations/dim_users/0003_more.sql");
+    let mut client = Client::start();
+    let first = "ALTER TABLE lake_prod.dim_users RENAME COLUMN phone TO mobile;\n\
+        ALTER TABLE lake_prod.dim_users ADD COLUMNS (address STRUCT<city: STRING, zip: STRING>);\n";
+    let uri = client.open(&path, first);
+    client.diagnostics(&uri, 1);
+
+    // A statement being written after them: the columns as they leave the table.
+    let end = json!({"line": 2, "character": 0});
+    let typing = "ALTER TABLE lake_prod.dim_users DROP COLUMN ";
+    client.change(
+        &uri,
+        2,
+        json!([{"range": {"start": end, "end": end}, "text": typing}]),
+    );
+    client.diagnostics(&uri, 2);
+    let (labels, range) = client.completions(&uri, 2, 44);
+    assert_eq!(labels, ["id", "mobile", "amount", "address"], "{labels:?}");
+    let at = json!({"line": 2, "character": 44});
+    assert_eq!(range, json!({"start": at, "end": at}));
+
+    // The part of the name already typed is what the completion replaces.
+    client.change(
+        &uri,
+        3,
+        json!([{"range": {"start": at, "end": at}, "text": "mo"}]),
+    );
+    let (labels, range) = client.completions(&uri, 2, 46);
+    assert!(labels.contains(&"mobile".to_string()), "{labels:?}");
+    assert_eq!(range["start"], at);
+    assert_eq!(range["end"], json!({"line": 2, "character": 46}));
+
+    // A struct's fields after its name and a dot.
+    let word = json!({"start": at, "end": {"line": 2, "character": 46}});
+    client.change(&uri, 4, json!([{"range": word, "text": "address."}]));
+    let (labels, _) = client.completions(&uri, 2, 52);
+    assert_eq!(labels, ["city", "zip"], "{labels:?}");
+
+    // Inside the first statement, the table is as it was before the file.
+    let (labels, _) = client.completions(&uri, 0, 47);
+    assert_eq!(labels, ["id", "phone", "amount"], "{labels:?}");
+
+    // Types where a type goes, each with the Iceberg type it is.
+    let line = json!({"start": {"line": 2, "character": 0}, "end": {"line": 2, "character": 52}});
+    let add = "ALTER TABLE lake_prod.dim_users ADD COLUMNS (nickname ";
+    client.change(&uri, 5, json!([{"range": line, "text": add}]));
+    let at = json!({"textDocument": {"uri": uri}, "position": {"line": 2, "character": 54}});
+    let items = client
+        .request("textDocument/completion", at)
+        .result
+        .unwrap();
+    let detail = |label: &str| {
+        let item = items
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|i| i["label"] == label);
+        item.unwrap_or_else(|| panic!("{label}: {items:#}"))["detail"].clone()
+    };
+    assert_eq!(detail("bigint"), "Iceberg long");
+    assert_eq!(detail("timestamp"), "Iceberg timestamptz");
+    assert_eq!(detail("decimal(10,0)"), "Iceberg decimal(10, 0)");
+
+    // Where a new name goes, nothing; in a document never opened, nothing.
+    let (labels, _) = client.completions(&uri, 2, 45);
+    assert!(labels.is_empty(), "{labels:?}");
+    let nowhere = Url::from_file_path(root.join("migrations/none.sql")).unwrap();
+    let (labels, _) = client.completions(&nowhere, 0, 0);
+    assert!(labels.is_empty());
+    let bad = client.request("textDocument/completion", json!({"position": 3}));
+    assert_eq!(
+        bad.error.unwrap().code,
+        lsp_server::ErrorCode::InvalidParams as i32
+    );
+    client.shutdown();
+}
+
+#[test]
+fn files_changed_on_disk_are_read_again_where_the_client_watches_them() {
+    let (_dir, root) = lake();
+    let watching = json!({"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}}});
+    let mut client = Client::start_with(watching);
+    let registration = client.asked("client/registerCapability");
+    let registered = &registration.params["registrations"][0];
+    assert_eq!(registered["method"], "workspace/didChangeWatchedFiles");
+    let globs: Vec<&str> = registered["registerOptions"]["watchers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["globPattern"].as_str().unwrap())
+        .collect();
+    for glob in [
+        "**/fieldgate.yaml",
+        "**/*.metadata.json",
+        "**/version-hint.text",
+    ] {
+        assert!(globs.contains(&glob), "{globs:?}");
+    }
+    client.send(Response::new_ok(registration.id, Value::Null).into());
+
+    let path = root.join("migrations/fact_orders/0003_narrow.sql");
+    let uri = client.open(&path, NARROWING);
+    let found = client.diagnostics(&uri, 1);
+    assert!(
+        Client::codes(&found).contains(&"type-narrowing".into()),
+        "{found:#?}"
+    );
+
+    // Another tool turns the rule off in fieldgate.yaml: the open migration is judged again.
+    let config = root.join("fieldgate.yaml");
+    let text = fs::read_to_string(&config).unwrap();
+    fs::write(
+        &config,
+        text.replace("rules:\n", "rules:\n  type-narrowing: off\n"),
+    )
+    .unwrap();
+    let changed = json!({"changes": [{"uri": Url::from_file_path(&config).unwrap(), "type": 2}]});
+    client.notify("workspace/didChangeWatchedFiles", changed);
+    let found = client.diagnostics(&uri, 1);
+    assert!(
+        !Client::codes(&found).contains(&"type-narrowing".into()),
+        "{found:#?}"
+    );
+
+    // A table only the working tree has, moved back to a version whose current schema still has
+    // `status` (its hint rewritten): adding `status` is no longer a reuse but a clash.
+    let copy = root.join("warehouse/lake_prod/dim_users_copy");
+    common::copy_dir(&root.join("warehouse/lake_prod/dim_users"), &copy);
+    let text = fs::read_to_string(&config).unwrap().replace(
+        "tables:\n",
+        "tables:\n  lake_prod.dim_users_copy:\n    metadata: warehouse/lake_prod/dim_users_copy\n",
+    );
+    fs::write(&config, text).unwrap();
+    let changed = json!({"changes": [{"uri": Url::from_file_path(&config).unwrap(), "type": 2}]});
+    client.notify("workspace/didChangeWatchedFiles", changed);
+    client.diagnostics(&uri, 1);
+    let status = root.join("migrations/dim_users_copy/0001_status.sql");
+    let sql = "ALTER TABLE lake_prod.dim_users_copy ADD COLUMN status string COMMENT 'x';\n";
+    let status = client.open(&status, sql);
+    let found = client.diagnostics(&status, 1);
+    assert!(
+        Client::codes(&found).contains(&"name-reuse".into()),
+        "{found:#?}"
+    );
+    // As Java's Hadoop tables do, a newer version beside the hint is read: they go too.
+    fs::remove_file(copy.join("metadata/v3.metadata.json")).unwrap();
+    fs::remove_file(copy.join("metadata/v4.metadata.json")).unwrap();
+    let hint = copy.join("metadata/version-hint.text");
+    fs::write(&hint, "2").unwrap();
+    let hinted = json!({"changes": [{"uri": Url::from_file_path(&hint).unwrap(), "type": 2}]});
+    client.notify("workspace/didChangeWatchedFiles", hinted);
+    let found = client.diagnostics(&status, 1);
+    let codes = Client::codes(&found);
+    assert!(!codes.contains(&"name-reuse".into()), "{found:#?}");
+    assert!(
+        found
+            .iter()
+            .any(|d| d.severity == Some(lsp_types::DiagnosticSeverity::ERROR)),
+        "{found:#?}"
+    );
+    client.shutdown();
+}
+
+#[test]
+fn a_dropped_name_is_hovered_with_the_commit_that_dropped_it() {
+    let (_dir, root) = lake();
+    // The drop of `legacy_discount_code` applied to the table and committed.
+    let migrations = [
+        "migrations/fact_orders/0001_widen_total_units.sql",
+        "migrations/fact_orders/0002_drop_legacy_discount_code.sql",
+    ];
+    let mut args = vec!["apply"];
+    args.extend(migrations);
+    args.extend(["--metadata", "warehouse/lake_prod/fact_orders", "--write"]);
+    let applied = common::fieldgate_in(&root, &args, &[]);
+    assert!(applied.status.success(), "{applied:?}");
+    common::git(&root, &["add", "-A"]);
+    common::git(&root, &["commit", "-q", "-m", "drop legacy_discount_code"]);
+    let commit = common::git(&root, &["rev-parse", "HEAD"]);
+
+    let path = root.join("migrations/fact_orders/0003_readd.sql");
+    let mut client = Client::start();
+    let text = "ALTER TABLE lake_prod.fact_orders ADD COLUMNS (legacy_discount_code STRING);\n";
+    let uri = client.open(&path, text);
+    client.diagnostics(&uri, 1);
+    let at = json!({"textDocument": {"uri": uri}, "position": {"line": 0, "character": 52}});
+    let value = client.request("textDocument/hover", at).result.unwrap()["contents"]["value"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        value.starts_with("**legacy_discount_code** · dropped from `lake_prod.fact_orders` · it had field id 6 (`string`)"),
+        "{value}"
+    );
+    let by = format!("Dropped by commit {} (", &commit.trim()[..7]);
+    assert!(value.contains(&by) && value.contains(", Test)."), "{value}");
     client.shutdown();
 }

@@ -11,6 +11,7 @@ use crate::failure::Failure;
 use crate::frontend::ddl::Dialect;
 use crate::iceberg::types::{PrimitiveType, Type};
 use crate::lsp::{self, Alternative, Buffers, Judge, Located, TableState, Verdict};
+use crate::rules::CommittedDrop;
 use crate::session::buffers::{Judged, judge_buffer};
 use crate::session::table::Judgement;
 
@@ -44,13 +45,17 @@ impl Judge for RoutedJudge {
                     root,
                     ..Verdict::default()
                 };
-                for (mut judgement, _) in judged {
+                verdict.dialect = Some(dialect);
+                for (mut judgement, settings) in judged {
                     verdict
                         .alternatives
                         .extend(new_columns(&judgement, dialect));
-                    verdict
-                        .tables
-                        .extend(table_state(&mut judgement, &relative));
+                    let drops = settings.file_history.map(|h| h.drops);
+                    verdict.tables.extend(table_state(
+                        &mut judgement,
+                        &relative,
+                        drops.unwrap_or_default(),
+                    ));
                     verdict.findings.append(&mut judgement.findings);
                 }
                 verdict
@@ -88,9 +93,13 @@ fn failed(failure: Failure) -> Verdict {
     }
 }
 
-/// The table a judgement is of, as it is just before the file at `relative` and just after
-/// (the judgement's base table is moved out).
-fn table_state(judgement: &mut Judgement, relative: &Path) -> Option<TableState> {
+/// The table a judgement is of, as it is just before the file at `relative`, after each of its
+/// statements and after it (the judgement's base table is moved out).
+fn table_state(
+    judgement: &mut Judgement,
+    relative: &Path,
+    drops: Vec<CommittedDrop>,
+) -> Option<TableState> {
     let at = judgement
         .proposals
         .iter()
@@ -100,12 +109,25 @@ fn table_state(judgement: &mut Judgement, relative: &Path) -> Option<TableState>
         _ => judgement.proposals[at - 1].schema_after.clone(),
     }?;
     let after = judgement.proposals[at].schema_after.clone();
+    let schemas = &judgement.evolution.metadata.schemas;
+    let steps = judgement
+        .statements
+        .iter()
+        .zip(&judgement.evolution.schema_ids)
+        .filter(|(s, _)| Path::new(&s.source.name) == relative)
+        .filter_map(|(s, id)| {
+            let schema = schemas.iter().find(|schema| schema.schema_id == *id)?;
+            Some((s.span, Arc::clone(schema)))
+        })
+        .collect();
     let base = judgement.base.take()?;
     Some(TableState {
         table: judgement.table.clone(),
         metadata: Arc::new(base.metadata),
         before,
         after,
+        steps,
+        drops,
     })
 }
 

@@ -33,6 +33,9 @@ pub struct Evolution {
     pub assigned: Vec<Assigned>,
     pub applied: Vec<Applied>,
     pub problems: Vec<Problem>,
+    /// The current schema's id after each statement, in order (the editor completes columns
+    /// from the schema a statement leaves).
+    pub schema_ids: Vec<i32>,
     /// Set when the migration would write more than [`MAX_WRITTEN_MEMBERS`]; evolution stopped
     /// at that statement, so the rest of this value is incomplete and must not be used.
     pub too_large: Option<TooLarge>,
@@ -87,6 +90,7 @@ pub fn evolve<'c>(
     let mut assigned = Vec::new();
     let mut applied = Vec::new();
     let mut problems = Vec::new();
+    let mut schema_ids = Vec::with_capacity(statements.len());
     let mut too_large = None;
     for (statement, changes) in statements.iter().enumerate() {
         let mut update = Update::new(&metadata, log.current(&metadata));
@@ -113,6 +117,7 @@ pub fn evolve<'c>(
         }
         assigned.append(&mut update.assigned);
         update.commit(&mut metadata, &mut log);
+        schema_ids.push(metadata.current_schema_id);
         if log.written > max_written_members()
             && let Some(first) = changes.first()
         {
@@ -130,6 +135,7 @@ pub fn evolve<'c>(
         assigned,
         applied,
         problems,
+        schema_ids,
         too_large,
     }
 }

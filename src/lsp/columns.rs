@@ -1,21 +1,29 @@
 //! Hovers on column names: the column as the table has it when the file starts (else as the
 //! file leaves it, for a column the file adds), and its history from the table's schemas:
 //! when it was added, renamed, promoted or made optional, and for a name no longer in the
-//! table, the field id it had and the last schema that had it.
+//! table, the field id it had, the last schema that had it and the commit that dropped it
+//! (from the git history of the table's metadata that judging read).
 
 use std::sync::Arc;
 
+use crate::change::Span;
 use crate::iceberg::metadata::TableMetadata;
 use crate::iceberg::schema::{FieldInfo, MemberKind, Schema};
+use crate::rules::CommittedDrop;
 use crate::rules::context::History;
 
-/// One table a judged file touches: its metadata (every schema, for history) and its current
-/// schema just before the file and just after it.
+/// One table a judged file touches: its metadata (every schema, for history), its current
+/// schema just before the file and just after it, the schema each of the file's statements
+/// leaves, and the drops its metadata's git history records.
 pub struct TableState {
     pub table: String,
     pub metadata: Arc<TableMetadata>,
     pub before: Schema,
     pub after: Option<Schema>,
+    /// Each statement of the file about this table (its span) with the schema after it.
+    pub steps: Vec<(Span, Arc<Schema>)>,
+    /// Fields commits removed from the table, oldest first (empty outside git).
+    pub drops: Vec<CommittedDrop>,
 }
 
 /// The Markdown hover for `word` (a column name or dotted path, matched as Iceberg resolves
@@ -74,23 +82,46 @@ fn describe(state: &TableState, word: &str) -> Option<String> {
     Some(text)
 }
 
-/// A name that only old schemas have.
+/// A name that only old schemas have (or that a commit dropped before its schemas expired):
+/// the id it had, the last schema with it, and the commit that dropped it.
 fn dropped(state: &TableState, word: &str) -> Option<String> {
     let history = History::of(&state.metadata);
-    let gone = history
+    let in_schemas = history
         .dropped
         .iter()
-        .find(|d| d.path.eq_ignore_ascii_case(word))?;
+        .find(|d| d.path.eq_ignore_ascii_case(word));
+    let committed = state.drops.iter().rev().find(|d| match in_schemas {
+        Some(gone) => d.id == gone.id,
+        None => d.path.eq_ignore_ascii_case(word),
+    });
+    let (path, id, field_type, doc) = match (in_schemas, committed) {
+        (Some(gone), _) => (&gone.path, gone.id, &gone.field_type, &gone.doc),
+        (None, Some(drop)) => (&drop.path, drop.id, &drop.field_type, &drop.doc),
+        (None, None) => return None,
+    };
     let mut text = format!(
-        "**{}** · dropped from `{}` · it had field id {} (`{}`); schema {} was the last to have it\n\n",
-        gone.path, state.table, gone.id, gone.field_type, gone.last_schema_id
+        "**{path}** · dropped from `{}` · it had field id {id} (`{field_type}`)",
+        state.table
     );
-    if let Some(doc) = &gone.doc {
+    match in_schemas {
+        Some(gone) => text.push_str(&format!(
+            "; schema {} was the last to have it\n\n",
+            gone.last_schema_id
+        )),
+        None => text.push_str("\n\n"),
+    }
+    if let Some(drop) = committed {
+        let commit = &drop.commit;
+        text.push_str(&format!(
+            "Dropped by commit {} ({}, {}).\n\n",
+            commit.id, commit.date, commit.author
+        ));
+    }
+    if let Some(doc) = doc {
         text.push_str(&format!("Its doc was: {doc}\n\n"));
     }
     text.push_str(&format!(
-        "Adding a column of this name gives it a new field id: old data files keep {}'s values under id {}.\n",
-        gone.path, gone.id
+        "Adding a column of this name gives it a new field id: old data files keep {path}'s values under id {id}.\n"
     ));
     Some(text)
 }

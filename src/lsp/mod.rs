@@ -5,6 +5,7 @@
 
 mod actions;
 mod columns;
+mod complete;
 mod diagnostics;
 mod hover;
 mod links;
@@ -19,6 +20,7 @@ use std::sync::Arc;
 
 use crate::change::{Source, Span};
 use crate::finding::Finding;
+use crate::frontend::ddl::Dialect;
 
 pub use columns::TableState;
 pub use server::serve;
@@ -40,8 +42,10 @@ pub struct Verdict {
     pub errors: Vec<Located>,
     /// Safer statements to offer in place of a finding's statement (a narrowing's new column).
     pub alternatives: Vec<Alternative>,
-    /// The tables the file touches, for hovers on its columns.
+    /// The tables the file touches, for hovers on its columns and completion.
     pub tables: Vec<TableState>,
+    /// The file's SQL dialect, when it was judged as a proposal.
+    pub dialect: Option<Dialect>,
     /// Why the file was not judged (no `fieldgate.yaml`, not a proposal): logged, not shown as
     /// a diagnostic.
     pub skipped: Option<String>,

@@ -10,18 +10,23 @@ use std::thread;
 use std::time::Duration;
 
 use crossbeam_channel::Sender;
-use lsp_server::{Connection, ErrorCode, Message, Notification, Request, Response};
+use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestId, Response};
 use lsp_types::notification::{
-    DidChangeTextDocument, DidCloseTextDocument, DidOpenTextDocument, DidSaveTextDocument, Exit,
-    Notification as _, PublishDiagnostics,
+    DidChangeTextDocument, DidChangeWatchedFiles, DidCloseTextDocument, DidOpenTextDocument,
+    DidSaveTextDocument, Exit, Notification as _, PublishDiagnostics,
 };
-use lsp_types::request::{CodeActionRequest, HoverRequest, Request as _, Shutdown};
+use lsp_types::request::{
+    CodeActionRequest, Completion, HoverRequest, RegisterCapability, Request as _, Shutdown,
+};
 use lsp_types::{
-    CodeActionParams, CodeActionProviderCapability, Diagnostic, DidChangeTextDocumentParams,
-    DidCloseTextDocumentParams, DidOpenTextDocumentParams, HoverParams, HoverProviderCapability,
-    InitializeParams, PositionEncodingKind, PublishDiagnosticsParams, SaveOptions,
-    ServerCapabilities, ServerInfo, TextDocumentSyncCapability, TextDocumentSyncKind,
-    TextDocumentSyncOptions, TextDocumentSyncSaveOptions, Url,
+    CodeActionParams, CodeActionProviderCapability, CompletionOptions, CompletionParams,
+    Diagnostic, DidChangeTextDocumentParams, DidChangeWatchedFilesParams,
+    DidChangeWatchedFilesRegistrationOptions, DidCloseTextDocumentParams,
+    DidOpenTextDocumentParams, FileSystemWatcher, GlobPattern, HoverParams,
+    HoverProviderCapability, InitializeParams, PositionEncodingKind, PublishDiagnosticsParams,
+    Registration, RegistrationParams, SaveOptions, ServerCapabilities, ServerInfo,
+    TextDocumentSyncCapability, TextDocumentSyncKind, TextDocumentSyncOptions,
+    TextDocumentSyncSaveOptions, Url,
 };
 use serde::de::DeserializeOwned;
 
@@ -31,11 +36,15 @@ use super::links::{CataloguePages, cache_dir};
 use super::text::{Encoding, apply_edit};
 use super::transport::{self, log};
 use super::worker::{Doc, Shared, Worker};
-use super::{Judge, actions, hover};
+use super::{Judge, actions, complete, hover};
 
 /// How long a document must be left alone before it is judged: a burst of keystrokes is judged
 /// once, and a judgement of a 1,000-column table still lands well within 150 ms of the last.
 const DEBOUNCE: Duration = Duration::from_millis(40);
+
+/// Where a client asks for completion unprompted: after `DROP COLUMN `, `s.`, `struct<`,
+/// `decimal(`, a list's `,`, a struct field's `:`.
+const TRIGGERS: &[char] = &[' ', '.', '<', '(', ',', ':'];
 
 /// Serves one client on stdio until it exits: `Ok(true)` when it asked for `shutdown` first
 /// (exit code 0), `Ok(false)` when it exited or went away without (exit code 1, as the protocol
@@ -59,6 +68,9 @@ pub fn serve(judge: Arc<dyn Judge>) -> Result<bool, String> {
     connection
         .initialize_finish(id, result)
         .map_err(|e| format!("the client did not finish initializing: {e}"))?;
+    if watches_dynamically(&params) {
+        let _ = connection.sender.send(watch_registration().into());
+    }
 
     let shared = Shared::new(DEBOUNCE);
     let worker = Worker {
@@ -132,6 +144,10 @@ fn capabilities(encoding: Encoding) -> ServerCapabilities {
         text_document_sync: Some(TextDocumentSyncCapability::Options(sync)),
         hover_provider: Some(HoverProviderCapability::Simple(true)),
         code_action_provider: Some(CodeActionProviderCapability::Simple(true)),
+        completion_provider: Some(CompletionOptions {
+            trigger_characters: Some(TRIGGERS.iter().map(|c| c.to_string()).collect()),
+            ..CompletionOptions::default()
+        }),
         ..ServerCapabilities::default()
     }
 }
@@ -161,12 +177,23 @@ fn answer(request: Request, shared: &Shared, encoding: Encoding) -> Response {
             let uri = &at.text_document.uri;
             let docs = shared.docs();
             let published = docs.published.get(uri).map_or(&[][..], Vec::as_slice);
-            let tables = docs.tables.get(uri).map_or(&[][..], |t| t.as_slice());
+            let tables = docs.known.get(uri).map_or(&[][..], |k| k.tables.as_slice());
             let hover = docs
                 .open
                 .get(uri)
                 .and_then(|doc| hover::at(&doc.text, at.position, encoding, published, tables));
             serde_json::to_value(hover).unwrap_or_default()
+        }),
+        Completion::METHOD => params::<CompletionParams>(request.params).map(|p| {
+            let at = p.text_document_position;
+            let uri = &at.text_document.uri;
+            let docs = shared.docs();
+            let known = docs.known.get(uri).map(|k| &**k);
+            let items = docs
+                .open
+                .get(uri)
+                .and_then(|doc| complete::at(&doc.text, at.position, encoding, known));
+            serde_json::to_value(items).unwrap_or_default()
         }),
         CodeActionRequest::METHOD => params::<CodeActionParams>(request.params).map(|p| {
             let uri = p.text_document.uri;
@@ -208,7 +235,7 @@ fn close(uri: Url, shared: &Shared, client: &Sender<Message>) {
     let closed = {
         let mut docs = shared.docs();
         docs.published.remove(&uri);
-        docs.tables.remove(&uri);
+        docs.known.remove(&uri);
         docs.open.remove(&uri)
     };
     let cleared = PublishDiagnosticsParams::new(uri, Vec::new(), None);
@@ -266,9 +293,69 @@ fn notified(
         }
         // A saved file is what the other open documents read when it is not open.
         DidSaveTextDocument::METHOD => shared.schedule_all(),
+        // Judging reads the configuration, the tables' metadata and version hints from disk
+        // each time: judging the open documents again is reloading them.
+        DidChangeWatchedFiles::METHOD => {
+            let p: DidChangeWatchedFilesParams = params(notification.params)?;
+            if p.changes.iter().any(|change| affects_judging(&change.uri)) {
+                shared.schedule_all();
+            }
+        }
         _ => {}
     }
     Ok(())
+}
+
+/// Files whose change on disk changes what open documents are judged against.
+const WATCHED: &[&str] = &[
+    "**/fieldgate.yaml",
+    "**/*.metadata.json",
+    "**/*.metadata.json.gz",
+    "**/version-hint.text",
+];
+
+/// Whether the client can be asked to watch files (`client/registerCapability`).
+fn watches_dynamically(params: &InitializeParams) -> bool {
+    let workspace = params.capabilities.workspace.as_ref();
+    let watched = workspace.and_then(|w| w.did_change_watched_files.as_ref());
+    watched.and_then(|w| w.dynamic_registration) == Some(true)
+}
+
+/// The request that has the client report changes to the [`WATCHED`] files.
+fn watch_registration() -> Request {
+    let watchers = WATCHED
+        .iter()
+        .map(|glob| FileSystemWatcher {
+            glob_pattern: GlobPattern::String(glob.to_string()),
+            kind: None,
+        })
+        .collect();
+    let options = DidChangeWatchedFilesRegistrationOptions { watchers };
+    let registration = Registration {
+        id: "fieldgate-watched-files".into(),
+        method: DidChangeWatchedFiles::METHOD.into(),
+        register_options: serde_json::to_value(options).ok(),
+    };
+    let params = RegistrationParams {
+        registrations: vec![registration],
+    };
+    Request::new(
+        RequestId::from("fieldgate-watch".to_string()),
+        RegisterCapability::METHOD.into(),
+        params,
+    )
+}
+
+/// Whether a changed file is one [`WATCHED`] names (a client that watches statically may
+/// report any file).
+fn affects_judging(uri: &Url) -> bool {
+    let Some(name) = uri.path_segments().and_then(|mut s| s.next_back()) else {
+        return false;
+    };
+    name == CONFIG_FILE
+        || name == "version-hint.text"
+        || name.ends_with(".metadata.json")
+        || name.ends_with(".metadata.json.gz")
 }
 
 /// Whether a file is a `fieldgate.yaml`, whose text routes every other open file.

@@ -18,7 +18,8 @@ use lsp_types::{Diagnostic, PublishDiagnosticsParams, Url};
 use super::diagnostics::{RuleLinks, of_file};
 use super::text::Encoding;
 use super::transport::log;
-use super::{Buffers, Judge, TableState};
+use super::{Buffers, Judge, TableState, Verdict};
+use crate::frontend::ddl::Dialect;
 
 /// One open document.
 #[derive(Clone)]
@@ -28,13 +29,23 @@ pub struct Doc {
     pub version: i32,
 }
 
+/// The tables a judgement of a document touched, with the text it judged (the spans of its
+/// statements are in that text) and the document's dialect. A judgement that stopped at an
+/// error (the statement being typed does not parse yet) leaves the last one in place.
+pub struct Known {
+    pub text: Arc<String>,
+    pub dialect: Dialect,
+    pub tables: Vec<TableState>,
+}
+
 #[derive(Default)]
 pub struct Docs {
     pub open: HashMap<Url, Doc>,
     /// The diagnostics last published, for hovers on them.
     pub published: HashMap<Url, Vec<Diagnostic>>,
-    /// The tables each document touched when it was last judged, for hovers on columns.
-    pub tables: HashMap<Url, Arc<Vec<TableState>>>,
+    /// What each document's last judgement that reached its tables knew, for hovers on columns
+    /// and completion.
+    pub known: HashMap<Url, Arc<Known>>,
     pending: HashMap<Url, Instant>,
     stopped: bool,
 }
@@ -161,10 +172,25 @@ impl Worker {
                 continue;
             }
             docs.published.insert(uri.clone(), diagnostics.clone());
-            docs.tables.insert(uri.clone(), Arc::new(verdict.tables));
+            remember(&mut docs, &uri, &doc, verdict);
             let params = PublishDiagnosticsParams::new(uri, diagnostics, Some(doc.version));
             let notification = Notification::new(PublishDiagnostics::METHOD.into(), params);
             let _ = self.client.send(notification.into());
         }
+    }
+}
+
+/// What a judgement knew of the document's tables, kept unless it stopped before reaching them.
+fn remember(docs: &mut Docs, uri: &Url, doc: &Doc, verdict: Verdict) {
+    let stopped = !verdict.errors.is_empty() && verdict.tables.is_empty();
+    if verdict.skipped.is_some() {
+        docs.known.remove(uri);
+    } else if !stopped {
+        let known = Known {
+            text: Arc::clone(&doc.text),
+            dialect: verdict.dialect.unwrap_or_default(),
+            tables: verdict.tables,
+        };
+        docs.known.insert(uri.clone(), Arc::new(known));
     }
 }

@@ -364,7 +364,39 @@ pub fn history_on_disk(path: &Path, options: &RuleOptions) -> Option<FileHistory
     let dir = if path.is_dir() { path } else { path.parent()? };
     let repo = Repo::discover(dir).ok()?;
     let relative = repo.relative(path)?;
-    file_history(&repo, repo.head()?, &relative, options).ok()
+    let head = repo.head()?;
+    let key = (repo.root().to_path_buf(), head, relative, options.clone());
+    if let Some(known) = remembered(&key) {
+        return known;
+    }
+    let history = file_history(&repo, head, &key.2, options).ok();
+    remember(key, history.clone());
+    history
+}
+
+/// A table's history at a commit, by repository, commit, table path and rule options.
+type HistoryKey = (PathBuf, git2::Oid, PathBuf, RuleOptions);
+
+/// The histories read in this process: a commit's history never changes, and an editor's
+/// server judges the same table at the same `HEAD` on every keystroke, where walking a long
+/// history and parsing each version of the metadata every time would cost seconds.
+static HISTORIES: std::sync::Mutex<Vec<(HistoryKey, Option<FileHistory>)>> =
+    std::sync::Mutex::new(Vec::new());
+
+/// How many histories are kept (the tables an editor has open, at their last few commits).
+const HISTORIES_KEPT: usize = 16;
+
+fn remembered(key: &HistoryKey) -> Option<Option<FileHistory>> {
+    let kept = HISTORIES.lock().unwrap_or_else(|p| p.into_inner());
+    kept.iter().find(|(k, _)| k == key).map(|(_, h)| h.clone())
+}
+
+fn remember(key: HistoryKey, history: Option<FileHistory>) {
+    let mut kept = HISTORIES.lock().unwrap_or_else(|p| p.into_inner());
+    if kept.len() >= HISTORIES_KEPT {
+        kept.remove(0);
+    }
+    kept.push((key, history));
 }
 
 fn metadata_from_json(

@@ -106,7 +106,15 @@ pub fn judge_sources(
         match judgement {
             Ok(mut judgement) => {
                 locate_related(&mut judgement);
-                let settings = resolved.settings_for(&judgement.table);
+                let mut settings = resolved.settings_for(&judgement.table);
+                // The history judging read (kept per HEAD), for what callers show of it.
+                if judgement
+                    .base
+                    .as_ref()
+                    .is_some_and(|b| b.description.is_none())
+                {
+                    settings.file_history = source.history(&settings.options)?;
+                }
                 judged.push((judgement, settings));
             }
             // Every table's located errors together, as one run over one table reports them.

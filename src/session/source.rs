@@ -170,6 +170,8 @@ impl TableSource for HeadOrWorkTree<'_> {
     }
 
     fn history(&self, options: &RuleOptions) -> Result<Option<FileHistory>, Failure> {
-        Ok(history_on_disk(&self.shown(self.path), options))
+        // By its full path: the process's directory need not be the one paths are shown from
+        // (the editor's server shows them from the root).
+        Ok(history_on_disk(&self.root.join(self.path), options))
     }
 }

@@ -1,6 +1,7 @@
 -- Run by nvim_e2e.sh inside headless Neovim, with a migration of the example lake as the current
 -- buffer: Neovim's own LSP client starts `fieldgate lsp`, this waits for its diagnostics,
--- applies the suppression quick fix, writes the reason, and checks what the server says then.
+-- applies the suppression quick fix, writes the reason, checks what the server says then, and
+-- asks for the columns to complete in a statement being written.
 -- Any failure exits non-zero with the reason on stderr.
 local function fail(message)
   io.stderr:write("FAIL: " .. message .. "\n")
@@ -91,6 +92,25 @@ wait_for("a clean buffer", function()
   end
   return codes(bufnr):find("suppression", 1, true) == nil
 end)
+-- Completion in a statement being written: the table's columns after DROP COLUMN.
+local last = vim.api.nvim_buf_line_count(bufnr)
+local typing = "ALTER TABLE lake_prod.fact_orders DROP COLUMN "
+vim.api.nvim_buf_set_lines(bufnr, last, last, false, { typing })
+local position = { line = last, character = #typing }
+local asked = { textDocument = { uri = vim.uri_from_bufnr(bufnr) }, position = position }
+local answers = vim.lsp.buf_request_sync(bufnr, "textDocument/completion", asked, 30000)
+local labels = {}
+for _, answer in pairs(answers or {}) do
+  local result = answer.result or {}
+  for _, item in ipairs(result.items or result) do
+    labels[#labels + 1] = item.label
+  end
+end
+table.sort(labels)
+if not vim.tbl_contains(labels, "customer_id") or not vim.tbl_contains(labels, "order_id") then
+  fail("completion after DROP COLUMN offered: " .. table.concat(labels, ","))
+end
+
 -- Neovim sends `shutdown`, then `exit`: the server must have processed both and exited 0.
 vim.lsp.stop_client(client_id)
 if not vim.wait(30000, function() return exit_code ~= nil end, 50) then
@@ -99,5 +119,5 @@ end
 if exit_code ~= 0 then
   fail("the server exited with " .. tostring(exit_code) .. " after shutdown and exit")
 end
-print("ok: fieldgate's diagnostics arrived in Neovim and the quick fix applied")
+print("ok: fieldgate's diagnostics arrived in Neovim, the quick fix applied, columns completed")
 vim.cmd("qall!")

@@ -15,6 +15,7 @@
 //! in and tokenizing resumes after the next `;` in the text.
 
 mod alter;
+pub mod complete;
 mod create;
 mod cursor;
 mod dialect;
