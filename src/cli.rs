@@ -24,7 +24,8 @@ pub enum Command {
     /// table; write nothing.
     #[command(after_help = help::LINT)]
     Lint(LintArgs),
-    /// Like lint, then on pass write the new metadata with field ids assigned as Iceberg does.
+    /// Like lint, then on pass write the new metadata with field ids assigned as Iceberg does
+    /// (each table the files touch, routed by fieldgate.yaml, without --metadata).
     #[command(after_help = help::APPLY)]
     Apply(ApplyArgs),
     /// The CI gate: judge what a branch changes since its base, for every table of fieldgate.yaml
@@ -161,8 +162,8 @@ pub struct ProposalArgs {
 
     /// The table: a `*.metadata.json` file, a table directory in the Hadoop layout, or, for a
     /// table without Iceberg metadata, a schema file with every id that describes it. Omit it
-    /// when fieldgate.yaml lists the tables (`lint` then judges each table the statements
-    /// name), or when the proposal starts with CREATE TABLE or is a schema file for a new table.
+    /// when fieldgate.yaml lists the tables (`lint` and `apply` then judge each table the
+    /// statements name), or when the proposal starts with CREATE TABLE or is a schema file for a new table.
     #[arg(long, value_name = "PATH")]
     pub metadata: Option<PathBuf>,
 
@@ -174,8 +175,8 @@ pub struct ProposalArgs {
     #[arg(long, value_enum)]
     pub dialect: Option<DialectArg>,
 
-    /// The repository configuration [default: ./fieldgate.yaml when it exists; `lint` without
-    /// --metadata also looks at the git repository's root].
+    /// The repository configuration [default: ./fieldgate.yaml when it exists; without
+    /// --metadata, `lint` and `apply` also look at the git repository's root].
     #[arg(long, value_name = "PATH")]
     pub config: Option<PathBuf>,
 
@@ -218,7 +219,8 @@ pub struct ApplyArgs {
     pub output: Option<PathBuf>,
 
     /// Replace the metadata in place (a table directory gets the next vN.metadata.json and its
-    /// version hint), atomically, and write the assigned field ids into schema-file proposals.
+    /// version hint), atomically, and write the assigned field ids into schema-file proposals;
+    /// routed by fieldgate.yaml, every touched table, a new one where fieldgate.yaml keeps it.
     #[arg(long)]
     pub write: bool,
 

@@ -4,6 +4,13 @@
 
 use std::io::{self, Write};
 
+/// A line for the user on stderr (`note: ...`, `fieldgate: wrote ...`). Unlike `eprintln!`, which
+/// panics when stderr is a closed pipe (`fieldgate lint ... 2>&1 | head -1`), a failed write is
+/// dropped: the line was for a reader that is gone.
+pub fn to_stderr(line: &str) {
+    let _ = writeln!(io::stderr(), "{line}");
+}
+
 /// A writer that turns a broken pipe into a sink: the first `BrokenPipe` and every write after
 /// it succeed without writing. Any other error is passed on unchanged.
 pub struct QuietPipe<W: Write> {

@@ -1,8 +1,10 @@
 //! Counts in messages as English writes them: "1 row", "2 rows", "0 errors".
 
-/// `n` and `noun`, plural unless `n` is 1 (every noun fieldgate counts takes an `s`).
-pub fn counted(n: usize, noun: &str) -> String {
-    if n == 1 {
+/// `n` and `noun`, plural unless `n` is 1 (every noun fieldgate counts takes an `s`). Any
+/// integer type: rows are `u64`, lengths `usize`.
+pub fn counted(n: impl std::fmt::Display, noun: &str) -> String {
+    let n = n.to_string();
+    if n == "1" {
         format!("1 {noun}")
     } else {
         format!("{n} {noun}s")
@@ -18,5 +20,7 @@ mod tests {
         assert_eq!(counted(1, "row"), "1 row");
         assert_eq!(counted(0, "error"), "0 errors");
         assert_eq!(counted(12, "data file"), "12 data files");
+        assert_eq!(counted(1u64, "row"), "1 row");
+        assert_eq!(counted(10u64, "row"), "10 rows");
     }
 }

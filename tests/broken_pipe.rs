@@ -90,3 +90,73 @@ fn apply_and_verify_end_quietly() {
         );
     }
 }
+
+#[test]
+fn check_and_init_end_quietly() {
+    let lake = tempfile::tempdir().expect("a temporary directory");
+    common::copy_dir(&root().join("examples/lake"), lake.path());
+    common::git(lake.path(), &["init", "-q"]);
+    common::git(lake.path(), &["add", "."]);
+    common::git(lake.path(), &["commit", "-q", "-m", "lake"]);
+    let fieldgate = env!("CARGO_BIN_EXE_fieldgate");
+    let status = |args: &[&str]| {
+        let (reader, writer) = io::pipe().expect("a pipe");
+        drop(reader);
+        let output = Command::new(fieldgate)
+            .args(args)
+            .current_dir(lake.path())
+            .env("NO_COLOR", "1")
+            .env_remove("GITHUB_BASE_REF")
+            .stdout(writer)
+            .stderr(Stdio::piped())
+            .output()
+            .expect("fieldgate runs");
+        (output.status.code(), text(&output.stderr))
+    };
+    for format in ["human", "json", "junit"] {
+        let (code, stderr) = status(&["check", "--base", "HEAD", "--format", format]);
+        assert_eq!(code, Some(0), "check --format {format}: {stderr}");
+        assert!(stderr.is_empty(), "check --format {format}: {stderr}");
+    }
+    std::fs::remove_file(lake.path().join("fieldgate.yaml")).expect("fieldgate.yaml");
+    let (code, stderr) = status(&["init"]);
+    assert_eq!(code, Some(0), "init: {stderr}");
+    assert!(stderr.is_empty(), "init: {stderr}");
+}
+
+#[test]
+fn a_shell_pipeline_into_head_ends_with_the_verdict() {
+    let script = format!(
+        "set -o pipefail; '{}' rules | head -1",
+        env!("CARGO_BIN_EXE_fieldgate")
+    );
+    let output = Command::new("bash")
+        .args(["-c", &script])
+        .current_dir(root())
+        .output()
+        .expect("bash runs");
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert_eq!(text(&output.stdout).lines().count(), 1);
+    assert_eq!(text(&output.stderr), "");
+}
+
+#[test]
+fn a_note_for_a_closed_stderr_is_dropped_not_a_crash() {
+    // Both streams closed, as `fieldgate lint ... 2>&1 | head -0` leaves them: the note that
+    // `fieldgate.yaml` is not judged has nowhere to go, and the run still ends with its verdict.
+    let (reader, writer) = io::pipe().expect("a pipe");
+    drop(reader);
+    let output = Command::new(env!("CARGO_BIN_EXE_fieldgate"))
+        .args([
+            "lint",
+            "fieldgate.yaml",
+            "migrations/dim_users/0001_add_vip_level.sql",
+        ])
+        .current_dir(root().join("examples/lake"))
+        .env("NO_COLOR", "1")
+        .stdout(writer.try_clone().expect("a second handle"))
+        .stderr(writer)
+        .status()
+        .expect("fieldgate runs");
+    assert_eq!(output.code(), Some(0));
+}

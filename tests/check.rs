@@ -245,7 +245,7 @@ fn a_clean_pr_with_applied_metadata_passes() {
     let human = lake.fieldgate(&["check"]);
     let out = text(&human.stdout);
     assert!(
-        out.contains("1 proposal file(s); 1 of 3 table(s) touched"),
+        out.contains("1 proposal file; 1 of 3 tables touched"),
         "{out}"
     );
     assert!(out.contains("db.events: schema 3 -> 4"), "{out}");
@@ -744,7 +744,7 @@ fn a_thousand_tables_and_a_change_to_one() {
         "{out}{}",
         text(&output.stderr)
     );
-    assert!(out.contains("1 of 1000 table(s) touched"), "{out}");
+    assert!(out.contains("1 of 1000 tables touched"), "{out}");
     // Generous for a debug build on a busy runner; the benchmark issue measures it properly.
     assert!(elapsed < Duration::from_secs(20), "check took {elapsed:?}");
 }
@@ -828,7 +828,7 @@ fn an_explicit_base_is_used_and_a_missing_one_is_an_error() {
     // Judged against the PR's own tip, the change is already in the base: nothing to judge.
     let output = lake.fieldgate(&["check", "--base", "pr"]);
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
-    assert!(text(&output.stdout).contains("0 proposal file(s); 0 of 3 table(s) touched"));
+    assert!(text(&output.stdout).contains("0 proposal files; 0 of 3 tables touched"));
     let output = lake.fieldgate(&["check", "--base", "origin/release"]);
     let stderr = text(&output.stderr);
     assert_eq!(output.status.code(), Some(2), "{stderr}");
@@ -1047,7 +1047,7 @@ fn a_metadata_file_is_a_proposal_for_lint_and_a_table_s_own_metadata_is_none() {
         text(&output.stderr)
     );
     assert!(
-        out.contains("1 proposal file(s); 1 of 3 table(s) touched"),
+        out.contains("1 proposal file; 1 of 3 tables touched"),
         "{out}"
     );
 
@@ -1318,7 +1318,7 @@ fn configuration_paths_out_of_the_repository_are_located_errors() {
         text(&output.stderr)
     );
     assert!(
-        out.contains("1 proposal file(s); 1 of 1 table(s) touched"),
+        out.contains("1 proposal file; 1 of 1 table touched"),
         "{out}"
     );
 
@@ -1412,7 +1412,7 @@ fn a_pr_cannot_relax_its_own_gate() {
     let human = lake.fieldgate(&["check"]);
     let out = text(&human.stdout);
     assert!(
-        out.contains("table(s) touched\npolicy: the base's fieldgate.yaml (the change edits it; its edits apply once merged)\n\n"),
+        out.contains("tables touched\npolicy: the base's fieldgate.yaml (the change edits it; its edits apply once merged)\n\n"),
         "{out}"
     );
 

@@ -542,3 +542,56 @@ fn a_reader_that_closes_the_pipe_early_does_not_turn_the_verdict_into_an_error()
     assert_eq!(output.status.code(), Some(1), "{}", text(&output.stderr));
     assert!(!text(&output.stderr).contains("Broken pipe"));
 }
+
+/// The `suppression` findings of a JSON report: (message, help).
+fn suppression_problems(report: &serde_json::Value) -> Vec<(String, String)> {
+    report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["rule"] == "suppression")
+        .map(|d| {
+            let field = |k: &str| d[k].as_str().unwrap_or_default().to_string();
+            (field("message"), field("help"))
+        })
+        .collect()
+}
+
+#[test]
+fn a_mistyped_rule_in_a_suppression_is_reported_as_the_typo_alone() {
+    let dir = scratch();
+    let dim_users = repo().join("examples/lake/warehouse/lake_prod/dim_users");
+    let dim_users = dim_users.to_str().unwrap();
+    let lint = |sql: &str| {
+        let file = write(dir.path(), "m.sql", sql);
+        let out = fieldgate(
+            &["lint", &file, "--metadata", dim_users, "--format", "json"],
+            dir.path(),
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        suppression_problems(&serde_json::from_slice(&out.stdout).unwrap())
+    };
+    let rename = "ALTER TABLE lake_prod.dim_users RENAME COLUMN phone TO mobile;\n";
+    let typo = lint(&format!(
+        "-- fieldgate: allow colum-rename -- the views moved\n{rename}"
+    ));
+    assert_eq!(
+        typo,
+        [(
+            "lake_prod.dim_users: the suppression names an unknown rule `colum-rename`".to_string(),
+            "did you mean `column-rename`?".to_string()
+        )]
+    );
+    // Beside a known rule that silences nothing, only that one is said to silence nothing.
+    let both = lint(&format!(
+        "-- fieldgate: allow colum-rename, column-drop -- the views moved\n{rename}"
+    ));
+    let messages: Vec<&str> = both.iter().map(|(m, _)| m.as_str()).collect();
+    assert_eq!(
+        messages,
+        [
+            "lake_prod.dim_users: the suppression names an unknown rule `colum-rename`",
+            "lake_prod.dim_users: the suppression of column-drop silences nothing"
+        ]
+    );
+}

@@ -735,7 +735,7 @@ fn check_samples_a_table_through_its_manifests() {
         repo,
     );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    assert!(text(&out.stdout).contains("verified 2 data file(s) as schema 3"));
+    assert!(text(&out.stdout).contains("verified 2 data files as schema 3"));
     git(repo, &["add", "-A"]);
     git(repo, &["commit", "-q", "-m", "note"]);
 

@@ -1,6 +1,7 @@
 //! What `--metadata` and the proposal paths accept: local files and table directories. An
 //! object-store path or a web address is said to be one, not reported as a missing file; a REST
-//! catalog's LoadTableResult saved to a file is read as the table metadata it holds.
+//! catalog's LoadTableResult saved to a file is read as the table metadata it holds; a path to
+//! write that is a URL is refused before anything is written.
 
 use std::fs;
 use std::path::Path;
@@ -135,4 +136,50 @@ fn a_catalogs_load_table_result_is_read_as_the_table_it_holds() {
         without_last_updated(&read("from_file.json"))
     );
     assert!(!read("from_result.json").contains("metadata-location"));
+}
+
+#[test]
+fn an_object_store_path_to_write_is_refused_before_anything_is_written() {
+    for (args, path) in [
+        (
+            vec![
+                "apply",
+                ADD_VIP_LEVEL,
+                "--metadata",
+                DIM_USERS,
+                "-o",
+                "s3://lake/dim_users.metadata.json",
+            ],
+            "s3://lake/dim_users.metadata.json",
+        ),
+        (
+            vec!["check", "--summary", "gs://reports/summary.md"],
+            "gs://reports/summary.md",
+        ),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut args = args;
+        let metadata = root().join(DIM_USERS);
+        let migration = root().join(ADD_VIP_LEVEL);
+        for arg in args.iter_mut() {
+            if *arg == DIM_USERS {
+                *arg = metadata.to_str().unwrap();
+            } else if *arg == ADD_VIP_LEVEL {
+                *arg = migration.to_str().unwrap();
+            }
+        }
+        let output = fieldgate_in(dir.path(), &args, &[]);
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{stderr}");
+        assert!(
+            stderr.contains(&format!("`{path}` is "))
+                && stderr.contains("fieldgate writes local files only"),
+            "{stderr}"
+        );
+        assert_eq!(
+            fs::read_dir(dir.path()).unwrap().count(),
+            0,
+            "nothing is written"
+        );
+    }
 }

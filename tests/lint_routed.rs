@@ -204,7 +204,7 @@ fn files_that_are_not_proposals_are_named_and_left_out() {
         "{stderr}"
     );
     assert!(
-        text(&output.stdout).starts_with("0 proposal file(s) of 3 given; 0 of 2 table(s)"),
+        text(&output.stdout).starts_with("0 proposal files of 3 given; 0 of 2 tables"),
         "{}",
         text(&output.stdout)
     );

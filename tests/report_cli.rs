@@ -211,3 +211,56 @@ fn the_human_report_wraps_to_columns_and_never_splits_a_command() {
     assert!((90..=100).contains(&default), "{default}");
     assert!(widest(Some("200")) > 100);
 }
+
+/// Whether `line` holds a space a wrapper may break at: one outside every code span.
+fn breakable(line: &str) -> bool {
+    let mut in_code = false;
+    line.trim().chars().any(|c| {
+        in_code ^= c == '`';
+        c == ' ' && !in_code
+    })
+}
+
+#[test]
+fn every_line_fieldgate_writes_itself_wraps_too() {
+    let out_dir = tempfile::tempdir().unwrap();
+    let written = out_dir.path().join("dim_users.metadata.json");
+    let apply = [
+        "apply",
+        "examples/lake/migrations/dim_users/0001_add_vip_level.sql",
+        "examples/lake/migrations/dim_users/0002_rename_phone.sql",
+        "--metadata",
+        "examples/lake/warehouse/lake_prod/dim_users",
+        "--sample",
+        "2",
+        "-o",
+        written.to_str().unwrap(),
+    ];
+    let out = fieldgate_at(&apply, &repo(), Some("44"));
+    let report = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{report}{}", text(&out.stderr));
+    // The suppression line, the changes, the verification and the cache paragraph are all
+    // fieldgate's own lines: none is wider than 44 unless it is one word that cannot break.
+    assert!(
+        report.contains("  verified 2 data files as schema 3"),
+        "{report}"
+    );
+    // Quoted source lines are the file's own text, shown whole; a place (`at FILE:L:C`) is one
+    // path, never split.
+    let quoted = |l: &str| l.contains(" │ ") || l.contains("╭─[") || l.contains(" · ");
+    let own = report
+        .lines()
+        .filter(|l| !quoted(l) && !l.trim_start().starts_with("at "));
+    for line in own {
+        assert!(
+            line.chars().count() <= 44 || !breakable(line),
+            "a line wider than 44 columns that could have wrapped: {line:?} in\n{report}"
+        );
+        assert_eq!(
+            line.matches('`').count() % 2,
+            0,
+            "a code span split across lines: {line:?} in\n{report}"
+        );
+    }
+    assert!(report.contains("`REFRESH TABLE`"), "{report}");
+}

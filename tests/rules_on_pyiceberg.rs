@@ -97,7 +97,7 @@ fn sort_and_identifier_sources_are_protected() {
     let (_, report) = lint("orders", "ALTER TABLE db.orders DROP COLUMN customer_id;");
     assert!(message_of(&report, "sort-source-drop").contains("the default sort order"));
     let (_, report) = lint("orders", "ALTER TABLE db.orders DROP COLUMN order_id;");
-    assert!(message_of(&report, "identifier-drop").contains("identifier field id(s) 1"));
+    assert!(message_of(&report, "identifier-drop").contains("identifier field id 1"));
 }
 
 #[test]

@@ -34,11 +34,17 @@ pub const LINT: &str = concat!(
 pub const APPLY: &str = concat!(
     "Judges like lint, then, when the gate passed and the sample data files read correctly under \
      the new schema, writes the new metadata with the field ids Iceberg assigns; it writes \
-     nothing when the gate fails (unless --force). It applies to the one table named with \
-     --metadata, or a new table the proposal creates.\n\n\
+     nothing when the gate fails (unless --force). With --metadata it applies to that one table \
+     (or, without a fieldgate.yaml, to a new table the proposal creates). Without --metadata, in \
+     a repository with a fieldgate.yaml, each statement goes to the table it names, as lint \
+     routes it; every touched table is read from the working tree and, with --write, written \
+     back where fieldgate.yaml keeps it (the next vN.metadata.json and its version hint for a \
+     table directory), all of them or, when any fails, none. Each file written is named on \
+     stderr.\n\n\
      Examples:\n  \
      fieldgate apply 0002_add_vip.sql --metadata warehouse/db/users -o new.metadata.json\n  \
      fieldgate apply 0002_add_vip.sql --metadata warehouse/db/users --write --sample 2\n  \
+     fieldgate apply migrations/*.sql --write                # routed by fieldgate.yaml\n  \
      fieldgate apply create_events.sql -o events/metadata/v1.metadata.json\n\n",
     gate_exit_codes!(),
     "\n     (1 also when a sample data file would fail a reader: nothing is written)"

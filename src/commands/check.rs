@@ -7,12 +7,20 @@ use std::io::Write;
 use crate::cli::{CheckArgs, ReportFormatArg};
 use crate::commands::emit::{emit, failed, side_reports, threshold};
 use crate::failure::Failure;
+use crate::repo::location::not_local_output;
 use crate::report::{Run, TableRun};
 use crate::session::gate::{Gated, gate};
 
 /// Returns whether the gate passed.
 pub fn run(args: &CheckArgs, out: &mut dyn Write) -> Result<bool, Failure> {
     let fail_on = threshold(args.fail_on);
+    let outputs = [&args.summary, &args.sarif, &args.json];
+    if let Some(why) = outputs
+        .iter()
+        .find_map(|p| p.as_deref().and_then(not_local_output))
+    {
+        return Err(Failure::Message(why));
+    }
     let side = [
         (&args.summary, ReportFormatArg::Markdown),
         (&args.sarif, ReportFormatArg::Sarif),

@@ -17,12 +17,9 @@ pub fn run(args: &CompletionsArgs, out: &mut dyn Write) -> Result<bool, Failure>
     Ok(true)
 }
 
-/// Writes generated text to stdout; a reader that stopped early (`| head`) is not an error.
+/// Writes generated text to stdout (a reader that stopped early is `main`'s `QuietPipe`'s).
 pub fn write_out(out: &mut dyn Write, text: &[u8]) -> Result<(), Failure> {
-    match out.write_all(text).and_then(|()| out.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-            Err(Failure::Message(format!("cannot write to stdout: {e}")))
-        }
-        _ => Ok(()),
-    }
+    out.write_all(text)
+        .and_then(|()| out.flush())
+        .map_err(|e| Failure::Message(format!("cannot write to stdout: {e}")))
 }

@@ -1,7 +1,7 @@
 //! Writing a judged run, in one place for `lint`, `apply` and `check`: the human header, the
 //! report in the chosen format, the side reports, and the document a machine format still gets
-//! when nothing could be judged. A reader that stops early (`fieldgate check | head`) is not a
-//! failure of the run: the verdict is still the exit code.
+//! when nothing could be judged. A reader that stops early (`fieldgate check | head`) never
+//! reaches here as an error: `main` hands every command its stdout as a `pipe::QuietPipe`.
 
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -45,16 +45,15 @@ pub fn emit(
     header: Option<String>,
     out: &mut dyn Write,
 ) -> Result<(), Failure> {
-    let written = match header.filter(|_| format == ReportFormatArg::Human) {
-        Some(header) => writeln!(out, "{header}"),
-        None => Ok(()),
-    };
-    match written.and_then(|()| write_report(run, format, out)) {
-        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
-            Err(Failure::Message(format!("cannot write the report: {e}")))
+    let written = match (header, report_format(format)) {
+        (Some(header), Format::Human { width, .. }) => {
+            writeln!(out, "{}", report::wrap::lines(&header, width))
         }
         _ => Ok(()),
-    }
+    };
+    written
+        .and_then(|()| write_report(run, format, out))
+        .map_err(|e| Failure::Message(format!("cannot write the report: {e}")))
 }
 
 /// A run that judged nothing still gives machine formats a document saying why, so a CI step

@@ -12,6 +12,7 @@ use std::sync::Arc;
 use crate::change::SourceFile;
 use crate::cli::InitArgs;
 use crate::failure::Failure;
+use crate::plural::counted;
 use crate::repo::atomic::write_atomically;
 use crate::repo::config::{CONFIG_FILE, Config};
 
@@ -55,7 +56,11 @@ pub fn run(args: &InitArgs, out: &mut dyn Write) -> Result<bool, Failure> {
     write_atomically(&target, text.as_bytes())
         .map_err(|e| Failure::Message(format!("cannot write `{}`: {e}", target.display())))?;
     let summary = (|| -> std::io::Result<()> {
-        writeln!(out, "wrote {CONFIG_FILE} with {} table(s):", tables.len())?;
+        writeln!(
+            out,
+            "wrote {CONFIG_FILE} with {}:",
+            counted(tables.len(), "table")
+        )?;
         for table in &tables {
             writeln!(out, "  {}: {}", table.name, table.path)?;
         }

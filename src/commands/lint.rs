@@ -8,11 +8,12 @@ use crate::commands::emit::{emit, failed, threshold};
 use crate::failure::Failure;
 use crate::finding::Severity;
 use crate::judge::Settings;
+use crate::plural::counted;
 use crate::report::{Run, TableRun};
 use crate::session::now_ms;
 use crate::session::plan::repo_config::{RepoConfig, find_config};
 use crate::session::plan::settings::{Resolved, resolve};
-use crate::session::routed::judge_all;
+use crate::session::routed::{TablesFrom, judge_all};
 use crate::session::table::{Judgement, judge, locate_related};
 
 /// What a command adds to the judgement before it is reported (`apply`'s reader verification),
@@ -73,19 +74,32 @@ fn routed(
     out: &mut dyn Write,
 ) -> Result<bool, Failure> {
     let fail_on = threshold(args.fail_on);
-    let (judged, proposals) = judge_all(&args.proposal, &repo, cwd, now_ms())
+    let (judged, proposals) = judge_all(&args.proposal, &repo, cwd, now_ms(), TablesFrom::Head)
         .map_err(|failure| failed(failure, args.format, fail_on, out))?;
+    emit_routed(args, &repo, &judged, proposals, out)
+}
+
+/// The report of a routed run (`lint`, `apply`), headed by what the files touched; returns
+/// whether the gate passed.
+pub fn emit_routed(
+    args: &LintArgs,
+    repo: &RepoConfig,
+    judged: &[(Judgement, Settings)],
+    proposals: usize,
+    out: &mut dyn Write,
+) -> Result<bool, Failure> {
+    let fail_on = threshold(args.fail_on);
     let tables = judged
         .iter()
         .map(|(judgement, settings)| TableRun::new(judgement, settings))
         .collect();
     let run = Run::judged(tables, fail_on);
     let header = format!(
-        "{} proposal file(s) of {} given; {} of {} table(s) of `{}` touched\n",
-        proposals,
+        "{} of {} given; {} of {} of `{}` touched\n",
+        counted(proposals, "proposal file"),
         args.proposal.files.len(),
         run.tables.len(),
-        repo.config.tables.len(),
+        counted(repo.config.tables.len(), "table"),
         repo.config.source.name
     );
     emit(&run, args.format, Some(header), out)?;

@@ -65,10 +65,10 @@ pub struct TooLarge {
 impl TooLarge {
     pub fn message(&self) -> String {
         format!(
-            "each statement is one schema update, which writes the whole schema again: by statement {} of {}, the new schemas hold {} fields, more than the {} a metadata file can reasonably carry (`limits: schema-fields` in fieldgate.yaml)",
+            "each statement is one schema update, which writes the whole schema again: by statement {} of {}, the new schemas hold {}, more than the {} a metadata file can reasonably carry (`limits: schema-fields` in fieldgate.yaml)",
             self.statement,
             self.statements,
-            self.members,
+            crate::plural::counted(self.members, "field"),
             max_written_members()
         )
     }

@@ -59,6 +59,48 @@ impl HadoopTable {
     }
 }
 
+impl TableLocation {
+    /// The same location with its paths under `root`: a repository's paths as the file system's.
+    pub fn under(&self, root: &Path) -> TableLocation {
+        TableLocation {
+            metadata_file: root.join(&self.metadata_file),
+            hadoop: self.hadoop.as_ref().map(|h| HadoopTable {
+                metadata_dir: root.join(&h.metadata_dir),
+                ..h.clone()
+            }),
+        }
+    }
+}
+
+/// Where a table at `path` (its metadata file, or its directory in the Hadoop layout) gets its
+/// first metadata file: the file itself, else `metadata/v1.metadata.json` in the directory.
+pub fn first_metadata_file(path: &Path) -> PathBuf {
+    if path.to_string_lossy().ends_with(".json") {
+        path.to_path_buf()
+    } else {
+        path.join("metadata/v1.metadata.json")
+    }
+}
+
+/// The `location` of a new table whose metadata goes to `metadata_file`: the directory above
+/// `metadata/` if the file is in one, else the file's directory (the current directory without
+/// a file). A `file://` URI, as Iceberg's `location` is everywhere: a bare path is a relative
+/// reference to readers that resolve it as a URI.
+pub fn new_table_uri(metadata_file: Option<&Path>) -> String {
+    let dir = metadata_file
+        .and_then(Path::parent)
+        .filter(|p| !p.as_os_str().is_empty())
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("."));
+    let dir = std::path::absolute(&dir).unwrap_or(dir);
+    let table_dir = if dir.file_name().is_some_and(|n| n == "metadata") {
+        dir.parent().map(Path::to_path_buf).unwrap_or(dir)
+    } else {
+        dir
+    };
+    format!("file://{}", table_dir.display())
+}
+
 /// Where table files are read from: the working tree, or a commit's tree in git. Paths use `/`
 /// and are relative to the repository for a commit, as given for the file system.
 pub trait Files {
@@ -162,6 +204,23 @@ pub fn locate(path: &Path) -> Result<TableLocation, String> {
 /// Why a path that could not be read is not a file here: it is a URL (`s3://bucket/key`,
 /// `gs://...`, `https://...`), and only local files are read. `None` for a path that is not one.
 pub fn not_local(path: &Path) -> Option<String> {
+    let (text, what) = url_kind(path)?;
+    Some(format!(
+        "`{text}` is {what}: fieldgate reads local files only, not object stores or URLs; copy the file (for a table, its current metadata file) to a local path and give that"
+    ))
+}
+
+/// Why a path to write (`-o OUT`, `--summary FILE`) is not one: written as given, `s3://b/k`
+/// would be a local directory named `s3:`. `None` for a path that is not a URL.
+pub fn not_local_output(path: &Path) -> Option<String> {
+    let (text, what) = url_kind(path)?;
+    Some(format!(
+        "`{text}` is {what}: fieldgate writes local files only, not object stores or URLs; give a local path, and copy the file from there"
+    ))
+}
+
+/// The path as text and what kind of URL it is, when it is one.
+fn url_kind(path: &Path) -> Option<(&str, &'static str)> {
     let text = path.to_str()?;
     let (scheme, _) = text.split_once("://")?;
     let is_scheme = scheme.starts_with(|c: char| c.is_ascii_alphabetic())
@@ -178,9 +237,7 @@ pub fn not_local(path: &Path) -> Option<String> {
         "http" | "https" => "a web address",
         _ => "a URL",
     };
-    Some(format!(
-        "`{text}` is {what}: fieldgate reads local files only, not object stores or URLs; copy the file (for a table, its current metadata file) to a local path and give that"
-    ))
+    Some((text, what))
 }
 
 /// [`locate`] over any [`Files`]: the same rules for the working tree and for a git commit.

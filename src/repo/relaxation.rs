@@ -9,6 +9,7 @@
 use crate::change::Span;
 use crate::finding::{Severity, line_col};
 use crate::judge::Settings;
+use crate::plural::counted;
 use crate::repo::config::{Config, RuleOption, RuleSetting, SampleKind, TableConfig, named_limits};
 use crate::rules::{Compatibility, Mapping, registry};
 
@@ -227,7 +228,8 @@ fn rule_items(base: &Settings, head: &Settings) -> Vec<RuleItem> {
                     format!("`column-drop` require-deprecation-days is lowered from {was} to {now}")
                 }
                 None => format!(
-                    "`column-drop` no longer requires a deprecation period (was {was} days)"
+                    "`column-drop` no longer requires a deprecation period (was {})",
+                    counted(was, "day")
                 ),
             },
         }),
@@ -255,7 +257,8 @@ fn sample_lost(was: &TableConfig, now: &TableConfig) -> Option<String> {
     match (was, now.sample.as_ref().map(|s| &s.kind)) {
         (_, None) => Some("`sample` is removed: no data file is read under the new schema".into()),
         (SampleKind::Count(was), Some(SampleKind::Count(now))) if now < was => Some(format!(
-            "`sample` reads {now} data file(s) instead of {was}"
+            "`sample` reads {} instead of {was}",
+            counted(*now, "data file")
         )),
         _ => None,
     }
@@ -338,7 +341,7 @@ mod tests {
                 (
                     "1".into(),
                     table("db.a"),
-                    "`sample` reads 1 data file(s) instead of 3 for `db.a`".into()
+                    "`sample` reads 1 data file instead of 3 for `db.a`".into()
                 ),
                 (
                     "name-reuse".into(),

@@ -15,6 +15,7 @@ use miette::{
 use crate::finding::{Finding, Severity, locate};
 use crate::plural::counted;
 use crate::report::terminal::{OffsetMap, escape, escape_mapped};
+use crate::report::wrap;
 use crate::report::{Reporter, Run};
 use crate::verify::gate::Verification;
 use crate::verify::report::{bytes, column_notes};
@@ -61,9 +62,9 @@ fn width_from(columns: Option<&str>, terminal: impl FnOnce() -> Option<usize>) -
         .max(NARROWEST)
 }
 
-/// miette's handler at `width`, wrapping at spaces only: a command, path or URL in a
-/// message is never split at a hyphen, a slash or mid-word, so it can be copied whole at any width
-/// (a word longer than the line overflows it instead).
+/// miette's handler at `width`, wrapping as `report::wrap` does: at spaces outside code spans
+/// only, so a command, path or URL in a message is never split and can be copied whole at any
+/// width (a word longer than the line overflows it instead).
 pub fn handler_with(colour: bool, width: usize) -> GraphicalReportHandler {
     let theme = if colour {
         GraphicalTheme::unicode()
@@ -73,7 +74,7 @@ pub fn handler_with(colour: bool, width: usize) -> GraphicalReportHandler {
     GraphicalReportHandler::new_themed(theme)
         .with_width(width)
         .with_break_words(false)
-        .with_word_separator(textwrap::WordSeparator::AsciiSpace)
+        .with_word_separator(wrap::separator())
         .with_word_splitter(textwrap::WordSplitter::NoHyphenation)
 }
 
@@ -93,16 +94,14 @@ impl Reporter for Human {
             write!(out, "{}", render(&handler, self.width, finding))?;
             writeln!(out)?;
         }
+        // What miette does not write is wrapped here, to the same width and in the same way.
+        let mut plain = String::new();
         for error in run.errors() {
             let place = error
                 .location()
                 .map(|l| format!("{}:{}:{}: ", l.file, l.line, l.column))
                 .unwrap_or_default();
-            writeln!(
-                out,
-                "error: {}",
-                escape(&format!("{place}{}", error.message))
-            )?;
+            plain.push_str(&format!("error: {place}{}\n", error.message));
         }
         for s in run.suppressed() {
             let place = s
@@ -110,15 +109,18 @@ impl Reporter for Human {
                 .location()
                 .map(|l| format!(" at {}:{}", l.file, l.line))
                 .unwrap_or_default();
-            let line = format!("suppressed {}{place}: {}", s.finding.rule, s.reason);
-            writeln!(out, "{}", escape(&line))?;
+            plain.push_str(&format!(
+                "suppressed {}{place}: {}\n",
+                s.finding.rule, s.reason
+            ));
         }
         for table in &run.tables {
-            // Table, column and file names are the input's: the whole section is escaped.
             let mut changes = Vec::new();
             write_changes(table.judgement, &mut changes)?;
-            out.write_all(escape(&String::from_utf8_lossy(&changes)).as_bytes())?;
+            plain.push_str(&String::from_utf8_lossy(&changes));
         }
+        // Table, column and file names and reasons are the input's: all of it is escaped.
+        out.write_all(wrap::lines(&escape(&plain), self.width).as_bytes())?;
         if !cache_notes.is_empty() {
             out.write_all(cache_refresh(&cache_notes, self.width).as_bytes())?;
         }
@@ -148,24 +150,17 @@ fn cache_refresh(notes: &[&Finding], width: usize) -> String {
         tables.join(", ")
     );
     let mut text = String::from("\n");
-    text.push_str(&textwrap::fill(&escape(&what), at_spaces(width, "", "  ")));
+    text.push_str(&textwrap::fill(
+        &escape(&what),
+        wrap::at_spaces(width, "", "  "),
+    ));
     text.push('\n');
     if let Some(help) = notes.iter().find_map(|f| f.help.as_deref()) {
-        let options = at_spaces(width, "  help: ", NOTE_INDENT);
+        let options = wrap::at_spaces(width, "  help: ", NOTE_INDENT);
         text.push_str(&textwrap::fill(&escape(help), options));
         text.push('\n');
     }
     text
-}
-
-/// Wrapping as miette's handler wraps: at spaces only, never inside a word.
-fn at_spaces<'a>(width: usize, first: &'a str, rest: &'a str) -> textwrap::Options<'a> {
-    textwrap::Options::new(width)
-        .initial_indent(first)
-        .subsequent_indent(rest)
-        .break_words(false)
-        .word_separator(textwrap::WordSeparator::AsciiSpace)
-        .word_splitter(textwrap::WordSplitter::NoHyphenation)
 }
 
 /// One finding as text: the miette report, then a `note:` per related place it could not label.
@@ -190,9 +185,10 @@ fn render(handler: &GraphicalReportHandler, width: usize, finding: &Finding) -> 
         }
         text.push_str(&note_lines(&escape(&related.message), width));
         if let Some(origin) = &related.origin {
+            // A place is one path: it overflows a narrow line rather than being split.
             let l = locate(origin);
-            let place = format!("at {}:{}:{}", l.file, l.line, l.column);
-            text.push_str(&format!("{NOTE_INDENT}{}\n", escape(&place)));
+            let place = format!("{}:{}:{}", l.file, l.line, l.column);
+            text.push_str(&format!("{NOTE_INDENT}at {}\n", escape(&place)));
         }
     }
     text
@@ -202,7 +198,7 @@ const NOTE_INDENT: &str = "        ";
 
 /// A `note:` wrapped to `width` as miette wraps its own lines: between words only.
 fn note_lines(message: &str, width: usize) -> String {
-    let options = at_spaces(width, "  note: ", NOTE_INDENT);
+    let options = wrap::at_spaces(width, "  note: ", NOTE_INDENT);
     let mut lines = textwrap::fill(message, options);
     lines.push('\n');
     lines
@@ -271,10 +267,10 @@ fn write_verification(v: &Verification, out: &mut dyn Write) -> io::Result<()> {
     };
     writeln!(
         out,
-        "  verified {} data file(s) as schema {}: {} row(s) read, {verdict}",
-        v.files.len(),
+        "  verified {} as schema {}: {} read, {verdict}",
+        counted(v.files.len(), "data file"),
         v.schema_id,
-        v.rows()
+        counted(v.rows(), "row")
     )?;
     for f in &v.files {
         let what = match &f.problem {
@@ -286,8 +282,8 @@ fn write_verification(v: &Verification, out: &mut dyn Write) -> io::Result<()> {
                     false => notes.join(", "),
                 };
                 format!(
-                    "{} row(s), read {} of {}; {notes}",
-                    f.rows,
+                    "{}, read {} of {}; {notes}",
+                    counted(f.rows, "row"),
                     bytes(f.bytes_read),
                     bytes(f.file_bytes)
                 )

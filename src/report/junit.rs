@@ -1,14 +1,14 @@
 //! JUnit XML for CI dashboards: a test suite per table and a test case per rule, so a dashboard
 //! shows which invariants each table kept. A rule with a finding at or above `--fail-on` fails;
 //! its findings below that level are kept as the case's output; a rule that is off for the
-//! table is skipped. A run that could not judge is one suite with an `<error>` per problem, as
+//! table, or that this run did not judge (`metadata-drift` in `lint`), is skipped. A run that could not judge is one suite with an `<error>` per problem, as
 //! JUnit marks a test that could not run.
 
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
-use crate::finding::Finding;
-use crate::report::{INPUT_ERROR, Reporter, Run, sorted_findings};
+use crate::finding::{Finding, Severity};
+use crate::report::{INPUT_ERROR, Reporter, Run, TableRun, sorted_findings};
 use crate::session::plan::policy::RULE as POLICY;
 
 pub struct Junit;
@@ -20,62 +20,19 @@ impl Reporter for Junit {
         // The policy's findings are about the configuration, not a table: their own suite below.
         let findings = sorted_findings(run.tables.iter().flat_map(|t| &t.judgement.findings));
         for table in &run.tables {
-            let name = &table.judgement.table;
-            let mut cases = String::new();
-            let (mut t, mut f, mut s) = (0, 0, 0);
-            // The policy is judged once per run, in its own suite below, not per table.
-            for (rule, severity) in table.rules.iter().filter(|(rule, _)| *rule != POLICY) {
-                t += 1;
-                let _ = write!(
-                    cases,
-                    "    <testcase name=\"{}\" classname=\"{}\"",
-                    xml(rule),
-                    xml(name)
-                );
-                let of_rule: Vec<&Finding> = findings
-                    .iter()
-                    .copied()
-                    .filter(|x| x.rule == *rule && &x.table == name)
-                    .collect();
-                let failing: Vec<&Finding> = of_rule
-                    .iter()
-                    .copied()
-                    .filter(|x| x.severity >= run.fail_on)
-                    .collect();
-                if severity.is_none() && of_rule.is_empty() {
-                    s += 1;
-                    cases.push_str(
-                        ">\n      <skipped message=\"off for this table\"/>\n    </testcase>\n",
-                    );
-                } else if let Some(first) = failing.first() {
-                    f += 1;
-                    let body: Vec<String> = of_rule.iter().map(|x| describe(x)).collect();
-                    let _ = write!(
-                        cases,
-                        ">\n      <failure type=\"{}\" message=\"{}\">{}</failure>\n    </testcase>\n",
-                        first.severity,
-                        xml(&crate::report::one_line(&first.message)),
-                        xml_text(&body.join("\n\n"))
-                    );
-                } else if !of_rule.is_empty() {
-                    let body: Vec<String> = of_rule.iter().map(|x| describe(x)).collect();
-                    let _ = write!(
-                        cases,
-                        ">\n      <system-out>{}</system-out>\n    </testcase>\n",
-                        xml_text(&body.join("\n\n"))
-                    );
-                } else {
-                    cases.push_str("/>\n");
-                }
-            }
+            let suite = table_suite(table, &findings, run.fail_on);
             let _ = write!(
                 suites,
-                "  <testsuite name=\"{}\" tests=\"{t}\" failures=\"{f}\" errors=\"0\" skipped=\"{s}\">\n{cases}  </testsuite>\n",
-                xml(name)
+                "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\">\n{}  </testsuite>\n",
+                xml(&table.judgement.table),
+                suite.tests,
+                suite.failures,
+                suite.skipped,
+                suite.cases
             );
-            tests += t;
-            failures += f;
-            skipped += s;
+            tests += suite.tests;
+            failures += suite.failures;
+            skipped += suite.skipped;
         }
         if let Some(first) = run.policy.first() {
             let failing = run.policy.iter().any(|x| x.severity >= run.fail_on);
@@ -135,6 +92,77 @@ impl Reporter for Junit {
         write!(out, "{suites}")?;
         writeln!(out, "</testsuites>")
     }
+}
+
+/// One table's test cases, and how many passed, failed and were skipped.
+struct Suite {
+    cases: String,
+    tests: usize,
+    failures: usize,
+    skipped: usize,
+}
+
+/// A case per rule: failed at a finding at or above `fail_on`, skipped when the rule is off or
+/// this run did not judge it, else passed (with its findings below `fail_on` as output).
+fn table_suite(table: &TableRun<'_>, findings: &[&Finding], fail_on: Severity) -> Suite {
+    let name = &table.judgement.table;
+    let mut suite = Suite {
+        cases: String::new(),
+        tests: 0,
+        failures: 0,
+        skipped: 0,
+    };
+    let cases = &mut suite.cases;
+    // The policy is judged once per run, in its own suite, not per table.
+    for (rule, severity) in table.rules.iter().filter(|(rule, _)| *rule != POLICY) {
+        suite.tests += 1;
+        let _ = write!(
+            cases,
+            "    <testcase name=\"{}\" classname=\"{}\"",
+            xml(rule),
+            xml(name)
+        );
+        let of_rule: Vec<&Finding> = findings
+            .iter()
+            .copied()
+            .filter(|x| x.rule == *rule && &x.table == name)
+            .collect();
+        let failing = of_rule.iter().find(|x| x.severity >= fail_on);
+        let not_judged = table.not_judged.iter().find(|(r, _)| r == rule);
+        let body = || {
+            let body: Vec<String> = of_rule.iter().map(|x| describe(x)).collect();
+            xml_text(&body.join("\n\n"))
+        };
+        if severity.is_none() && of_rule.is_empty() {
+            suite.skipped += 1;
+            cases.push_str(">\n      <skipped message=\"off for this table\"/>\n    </testcase>\n");
+        } else if let Some((_, who)) = not_judged.filter(|_| of_rule.is_empty()) {
+            suite.skipped += 1;
+            let _ = write!(
+                cases,
+                ">\n      <skipped message=\"not judged in this run: {}\"/>\n    </testcase>\n",
+                xml(who)
+            );
+        } else if let Some(first) = failing {
+            suite.failures += 1;
+            let _ = write!(
+                cases,
+                ">\n      <failure type=\"{}\" message=\"{}\">{}</failure>\n    </testcase>\n",
+                first.severity,
+                xml(&crate::report::one_line(&first.message)),
+                body()
+            );
+        } else if !of_rule.is_empty() {
+            let _ = write!(
+                cases,
+                ">\n      <system-out>{}</system-out>\n    </testcase>\n",
+                body()
+            );
+        } else {
+            cases.push_str("/>\n");
+        }
+    }
+    suite
 }
 
 /// A finding as the plain text of a failure or output element.

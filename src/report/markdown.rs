@@ -13,6 +13,7 @@ use std::io::{self, Write};
 use crate::finding::{Severity, locate};
 use crate::iceberg::schema::FieldInfo;
 use crate::iceberg::types::{FieldId, Type};
+use crate::plural::counted;
 use crate::report::{Reporter, Run};
 use crate::session::table::Judgement;
 use crate::verify::gate::Verification;
@@ -214,10 +215,10 @@ fn write_verification(v: &Verification, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out)?;
     writeln!(
         out,
-        "Reader verification: {} data file(s) read as schema {}, {} row(s).",
-        v.files.len(),
+        "Reader verification: {} read as schema {}, {}.",
+        counted(v.files.len(), "data file"),
         v.schema_id,
-        v.rows()
+        counted(v.rows(), "row")
     )?;
     writeln!(out)?;
     writeln!(out, "| file | rows | bytes read | reads | how |")?;

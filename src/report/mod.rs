@@ -15,6 +15,7 @@ pub mod junit;
 pub mod markdown;
 pub mod sarif;
 pub mod terminal;
+pub mod wrap;
 
 use std::io::{self, Write};
 
@@ -23,7 +24,7 @@ use crate::failure::Failure;
 use crate::finding::{Finding, Location, Severity, locate};
 use crate::judge::Settings;
 use crate::plural::counted;
-use crate::rules::registry;
+use crate::rules::{JUDGED_BY_SOME, registry};
 use crate::session::table::Judgement;
 
 /// The formats of `--format`.
@@ -78,6 +79,9 @@ pub struct TableRun<'a> {
     pub judgement: &'a Judgement,
     /// Every registered rule with its severity for this table (`None`: off), in registry order.
     pub rules: Vec<(&'static str, Option<Severity>)>,
+    /// The rules this run did not judge for the table (only some commands judge them), each
+    /// with who does.
+    pub not_judged: Vec<(&'static str, &'static str)>,
 }
 
 impl<'a> TableRun<'a> {
@@ -86,7 +90,16 @@ impl<'a> TableRun<'a> {
             .iter()
             .map(|r| (r.name(), settings.severity(r.name())))
             .collect();
-        TableRun { judgement, rules }
+        let not_judged = JUDGED_BY_SOME
+            .iter()
+            .copied()
+            .filter(|(rule, _)| !judgement.judged_by_some.contains(rule))
+            .collect();
+        TableRun {
+            judgement,
+            rules,
+            not_judged,
+        }
     }
 
     /// Whether no finding of this table reaches `fail_on`.

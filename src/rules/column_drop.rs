@@ -8,6 +8,7 @@
 use crate::change::AppliedKind;
 use crate::finding::Severity;
 use crate::iceberg::schema::FieldInfo;
+use crate::plural::counted;
 use crate::rules::{Context, Rule, Violation};
 
 pub struct ColumnDrop;
@@ -58,14 +59,17 @@ fn deprecation_window(cx: &Context<'_>, field: &FieldInfo, days: u32, violation:
             let age = cx.today - commit.day;
             if age >= i64::from(days) {
                 violation.message.push_str(&format!(
-                    "; it has been marked `{mark}` since {} ({age} days, {days} required)",
-                    commit.date
+                    "; it has been marked `{mark}` since {} ({}, {days} required)",
+                    commit.date,
+                    counted(age, "day")
                 ));
                 return;
             }
             format!(
-                "it has been marked `{mark}` only since {} in {} ({age} of {days} days)",
-                commit.date, commit.id
+                "it has been marked `{mark}` only since {} in {} ({age} of {})",
+                commit.date,
+                commit.id,
+                counted(days, "day")
             )
         }
         (true, None) => format!(
@@ -78,8 +82,9 @@ fn deprecation_window(cx: &Context<'_>, field: &FieldInfo, days: u32, violation:
         field.path, field.id, field.field_type
     );
     violation.help = format!(
-        "first mark it (`ALTER TABLE ... ALTER COLUMN {} COMMENT '{mark}: <why, and what to use instead>'`) in a change of its own, and drop it once the mark is {days} days old",
-        field.path
+        "first mark it (`ALTER TABLE ... ALTER COLUMN {} COMMENT '{mark}: <why, and what to use instead>'`) in a change of its own, and drop it once the mark is {} old",
+        field.path,
+        counted(days, "day")
     );
     violation.severity = Some(Severity::Error);
 }

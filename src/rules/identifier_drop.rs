@@ -25,8 +25,9 @@ impl Rule for IdentifierDrop {
                     out.push(Violation::at(
                         change,
                         format!(
-                            "dropping `{}` removes identifier field id(s) {}: upserts and equality deletes keyed on them break, and Iceberg Java refuses the change (\"Cannot delete identifier field\")",
+                            "dropping `{}` removes identifier field {} {}: upserts and equality deletes keyed on them break, and Iceberg Java refuses the change (\"Cannot delete identifier field\")",
                             change.path,
+                            if ids.len() == 1 { "id" } else { "ids" },
                             ids.join(", ")
                         ),
                         help.clone(),

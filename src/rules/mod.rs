@@ -98,6 +98,25 @@ impl Rule for JudgedElsewhere {
     }
 }
 
+/// The rules some commands judge and others do not, each with who judges it: a run that did not
+/// judge one for a table (`lint` never reads the committed metadata or a catalog) says so
+/// (JUnit marks it skipped) instead of counting it as kept. The engine's other rules run in every
+/// command.
+pub const JUDGED_BY_SOME: &[(&str, &str)] = &[
+    (
+        "live-drift",
+        "`fieldgate check --live` judges it, for a table with a `catalog:`",
+    ),
+    (
+        "metadata-drift",
+        "`fieldgate check` judges it, comparing the committed metadata with what the migrations give",
+    ),
+    (
+        "reader-verification",
+        "judged when sample data files are read (`sample:` in fieldgate.yaml, `apply --sample` or `--verify`), once the other rules pass",
+    ),
+];
+
 /// Every rule, sorted by name.
 pub fn registry() -> &'static [&'static dyn Rule] {
     static RULES: &[&dyn Rule] = &[

@@ -213,7 +213,8 @@ fn reuse(cx: &Context<'_>, change: &Applied, retired: &RetiredNames) -> Option<V
             let days = cx.today - commit.day;
             let outside = days > i64::from(window);
             let age = format!(
-                " ({days} days ago, {} the {window}-day window)",
+                " ({} ago, {} the {window}-day window)",
+                crate::plural::counted(days, "day"),
                 if outside { "outside" } else { "within" }
             );
             (age, outside.then_some(Severity::Warning))

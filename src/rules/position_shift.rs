@@ -5,6 +5,7 @@
 
 use crate::change::{Applied, AppliedKind};
 use crate::iceberg::schema::FieldInfo;
+use crate::plural::counted;
 use crate::rules::{Context, Mapping, Rule, Violation};
 
 pub struct PositionShift;
@@ -80,8 +81,8 @@ impl Rule for PositionShift {
             out.push(Violation::at(
                 change,
                 format!(
-                    "the table is read by position: {what} shifts {} column(s) ({}): {consequence}",
-                    later.len(),
+                    "the table is read by position: {what} shifts {} ({}): {consequence}",
+                    counted(later.len(), "column"),
                     later.join(", ")
                 ),
                 "on a position-mapped table only add columns at the end, and never drop or reorder; better, move the table to Iceberg field ids (or read by name) first".into(),

@@ -24,7 +24,7 @@ use crate::session::now_ms;
 use crate::session::plan::repo_config::{RepoConfig, find_config};
 use crate::session::plan::routing::{is_proposal, slashed};
 use crate::session::plan::settings::{config_failure_in, resolve_with};
-use crate::session::routed::{judge_sources, skip_reason_of};
+use crate::session::routed::{TablesFrom, judge_sources, skip_reason_of};
 use crate::session::table::{self, Judgement};
 
 /// The open buffers' texts by absolute path.
@@ -110,7 +110,15 @@ fn judge_proposal(path: &Path, config: &Path, texts: &Texts) -> Result<Judged, F
         compatibility: None,
     };
     let resolved = resolve_with(&args, Some(repo.config.clone()), Some(config.to_path_buf()));
-    let judged = judge_sources(&repo, &resolved, None, sources, &root, now_ms())?;
+    let judged = judge_sources(
+        &repo,
+        &resolved,
+        None,
+        sources,
+        &root,
+        now_ms(),
+        TablesFrom::Head,
+    )?;
     Ok(Judged::Proposal {
         relative: relative.to_path_buf(),
         root,

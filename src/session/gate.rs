@@ -22,11 +22,12 @@ use crate::finding::{Finding, Severity};
 use crate::frontend::ddl::Dialect;
 use crate::iceberg::metadata::TableMetadata;
 use crate::judge::Settings;
+use crate::plural::counted;
 use crate::proposal::Proposal;
 use crate::repo::config::{CONFIG_FILE, Config, ConfigError, SampleKind, TableConfig, repo_path};
 use crate::repo::git::{Base, Repo};
 use crate::repo::glob;
-use crate::repo::location::{Files, LocateError, locate_in};
+use crate::repo::location::{Files, LocateError, first_metadata_file, locate_in};
 use crate::repo::work_tree::RepoWorkTree;
 use crate::session::drift::{self, Drift};
 use crate::session::input::{
@@ -176,8 +177,12 @@ fn header(base: &Base, policy: &Policy, proposals: usize, touched: usize, tables
         .map(|l| format!("{l}\n"))
         .unwrap_or_default();
     format!(
-        "base: {} (merge base with `{}`, {}); {proposals} proposal file(s); {touched} of {tables} table(s) touched\n{policy_line}",
-        base.info.id, base.against, base.info.date,
+        "base: {} (merge base with `{}`, {}); {}; {touched} of {} touched\n{policy_line}",
+        base.info.id,
+        base.against,
+        base.info.date,
+        counted(proposals, "proposal file"),
+        counted(tables, "table"),
     )
 }
 
@@ -260,6 +265,7 @@ impl TableAt<'_> {
         let trusted = self.policy.base_config();
         let finding = drift_finding(catalogs, trusted, self.table, base, severity)?;
         judgement.findings.extend(finding);
+        judgement.judged_by_some.push("live-drift");
         Ok(())
     }
 
@@ -311,6 +317,7 @@ impl TableAt<'_> {
             let drift = self.drift(&start, existed, &files, &alters, expected, severity)?;
             let drift = drift.map(|d| drift::after_failing_rules(d, &judgement.findings));
             judgement.findings.extend(drift);
+            judgement.judged_by_some.push("metadata-drift");
         }
         Ok(Some((judgement, settings)))
     }
@@ -431,7 +438,7 @@ impl TableAt<'_> {
         } else {
             format!(
                 "fieldgate apply -o {} {}",
-                new_metadata_file(self.path),
+                first_metadata_file(self.path).display(),
                 files.join(" ")
             )
         }
@@ -581,14 +588,4 @@ fn statement_files(statements: &[&Statement]) -> Vec<String> {
         }
     }
     files
-}
-
-/// Where `apply -o` puts a new table's first metadata file: inside a table directory in the
-/// Hadoop layout, or the configured file itself.
-fn new_metadata_file(path: &Path) -> String {
-    if path.to_string_lossy().ends_with(".json") {
-        path.display().to_string()
-    } else {
-        path.join("metadata/v1.metadata.json").display().to_string()
-    }
 }

@@ -12,6 +12,7 @@ use crate::cli::ProposalArgs;
 use crate::failure::Failure;
 use crate::judge::Settings;
 use crate::repo::config::repo_path;
+use crate::repo::location::{first_metadata_file, new_table_uri};
 use crate::repo::work_tree::RepoWorkTree;
 use crate::session::input::read_source_named;
 use crate::session::plan::repo_config::{RepoConfig, config_failure};
@@ -20,12 +21,26 @@ use crate::session::plan::settings::{Resolved, resolve_with};
 use crate::session::source::{HeadOrWorkTree, TableSource};
 use crate::session::table::{self, Judgement, Target, judge_read, locate_related, read_in_order};
 
+/// Where a routed run reads each touched table from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TablesFrom {
+    /// As committed at `HEAD`, else the working tree (`lint`, the hook, the editor): migrations
+    /// staged with the metadata `apply --write` made of them are not applied twice. A table the
+    /// proposals create is named by its path.
+    Head,
+    /// The working tree only (`apply`): the table it writes is the table it starts from, so
+    /// nothing uncommitted is overwritten. A table the proposals create lives at its
+    /// configured path, as a `file://` URI.
+    WorkTree,
+}
+
 /// Every touched table judged, in the configuration's order, and how many files were proposals.
 pub fn judge_all(
     args: &ProposalArgs,
     repo: &RepoConfig,
     cwd: &Path,
     now_ms: i64,
+    from: TablesFrom,
 ) -> Result<(Vec<(Judgement, Settings)>, usize), Failure> {
     let resolved = resolve_with(args, Some(repo.config.clone()), Some(repo.file.clone()));
     let files = proposal_files(repo, cwd, &args.files)?;
@@ -34,7 +49,7 @@ pub fn judge_all(
         sources.push((file.clone(), read_source_named(file, slashed(file))?));
     }
     let table = args.table.as_deref();
-    let judged = judge_sources(repo, &resolved, table, sources, cwd, now_ms)?;
+    let judged = judge_sources(repo, &resolved, table, sources, cwd, now_ms, from)?;
     Ok((judged, files.len()))
 }
 
@@ -49,6 +64,7 @@ pub fn judge_sources(
     sources: Vec<(PathBuf, Source)>,
     cwd: &Path,
     now_ms: i64,
+    from: TablesFrom,
 ) -> Result<Vec<(Judgement, Settings)>, Failure> {
     let RepoConfig {
         config, dir, root, ..
@@ -84,7 +100,7 @@ pub fn judge_sources(
             continue;
         }
         let source = HeadOrWorkTree {
-            git: repo.git.as_ref(),
+            git: repo.git.as_ref().filter(|_| from == TablesFrom::Head),
             work_tree: &work_tree,
             table,
             path,
@@ -100,7 +116,10 @@ pub fn judge_sources(
                 base,
                 source: Some(&source),
             };
-            let location = source.shown(path).display().to_string();
+            let location = match from {
+                TablesFrom::Head => source.shown(path).display().to_string(),
+                TablesFrom::WorkTree => new_table_uri(Some(&first_metadata_file(&root.join(path)))),
+            };
             judge_read(resolved, target, proposals, location, now_ms)
         });
         match judgement {
@@ -149,7 +168,10 @@ fn proposal_files(
         let canonical = fs::canonicalize(cwd.join(file))
             .map_err(|e| Failure::Message(format!("cannot read `{}`: {e}", file.display())))?;
         match skip_reason(repo, &globs, canonical.strip_prefix(&root).ok(), &canonical) {
-            Some(reason) => eprintln!("note: `{}` is not judged: {reason}", file.display()),
+            Some(reason) => crate::pipe::to_stderr(&format!(
+                "note: `{}` is not judged: {reason}",
+                file.display()
+            )),
             None => proposals.push((canonical, file.clone())),
         }
     }

@@ -40,6 +40,8 @@ pub struct Judgement {
     pub proposals: Vec<ReadProposal>,
     /// The sample data files read under the new schema, when verification ran.
     pub verification: Option<Verification>,
+    /// The rules of `rules::JUDGED_BY_SOME` this run judged for the table.
+    pub judged_by_some: Vec<&'static str>,
 }
 
 impl Judgement {
@@ -123,7 +125,11 @@ pub fn judge_read(
             }
             Some(metadata)
         }
-        None => created(&proposals, &statements, location, now_ms, &mut errors)?,
+        None => {
+            let config = resolved.config_path.as_deref();
+            let why = || no_table(&table, config);
+            created(&proposals, &statements, location, now_ms, &mut errors, why)?
+        }
     };
     if !errors.is_empty() {
         return Err(Failure::Located(errors));
@@ -279,6 +285,7 @@ pub fn judge_from(
         statements,
         proposals,
         verification: None,
+        judged_by_some: Vec::new(),
     })
 }
 
@@ -348,6 +355,7 @@ fn created(
     location: String,
     now_ms: i64,
     errors: &mut Vec<LocatedError>,
+    no_table: impl Fn() -> Failure,
 ) -> Result<Option<TableMetadata>, Failure> {
     let first_create = statements
         .iter()
@@ -418,10 +426,20 @@ fn created(
     }
 }
 
-fn no_table() -> Failure {
-    Failure::Message(
-        "no --metadata given, no fieldgate.yaml found (here or at the repository root), and the proposal does not create a table (CREATE TABLE first, or a schema file without ids): name the table's metadata with --metadata PATH, or run `fieldgate init` to write a fieldgate.yaml from which `lint` finds each statement's table".into(),
-    )
+/// Why there is no table to start from: without a configuration, nothing names the table's
+/// metadata; with one (`config`, the file read), the table it names has none yet.
+fn no_table(table: &str, config: Option<&std::path::Path>) -> Failure {
+    const NOT_CREATED: &str =
+        "the proposal does not create a table (CREATE TABLE first, or a schema file without ids)";
+    Failure::Message(match config {
+        None => format!(
+            "no --metadata given, no fieldgate.yaml found (here or at the repository root), and {NOT_CREATED}: name the table's metadata with --metadata PATH, or run `fieldgate init` to write a fieldgate.yaml from which `lint` and `apply` find each statement's table"
+        ),
+        Some(config) => format!(
+            "`{table}` has no metadata yet where `{}` keeps it, and {NOT_CREATED}: write the table's metadata at its `metadata:` path, name it with --metadata PATH, or start its proposals with CREATE TABLE",
+            config.display()
+        ),
+    })
 }
 
 /// A metadata proposal does not name its table: Iceberg's `location` ends in the table's
@@ -449,5 +467,32 @@ pub fn locate_related(judgement: &mut Judgement) {
             .iter_mut()
             .chain(judgement.suppressed.iter_mut().map(|s| &mut s.finding));
         locate_in_metadata(findings, &base.source);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn message(failure: Failure) -> String {
+        match failure {
+            Failure::Message(m) => m,
+            Failure::Located(_) => String::new(),
+        }
+    }
+
+    #[test]
+    fn no_table_names_the_configuration_it_read() {
+        let none = message(no_table("db.t", None));
+        assert!(none.contains("no fieldgate.yaml found"), "{none}");
+        let read = message(no_table(
+            "db.t",
+            Some(std::path::Path::new("conf/lake.yaml")),
+        ));
+        assert!(!read.contains("no fieldgate.yaml found"), "{read}");
+        assert!(
+            read.starts_with("`db.t` has no metadata yet where `conf/lake.yaml` keeps it"),
+            "{read}"
+        );
     }
 }

@@ -144,6 +144,7 @@ pub fn run(
     .map_err(|e| Failure::Message(e.to_string()))?;
     judgement.findings.extend(findings);
     judgement.verification = Some(verification);
+    judgement.judged_by_some.push(RULE);
     Ok(())
 }
 

@@ -177,11 +177,7 @@ pub struct SchemaFileErrors {
 }
 
 fn count(n: usize) -> String {
-    if n == 1 {
-        "1 error in the schema file".to_string()
-    } else {
-        format!("{n} errors in the schema file")
-    }
+    format!("{} in the schema file", crate::plural::counted(n, "error"))
 }
 
 impl SchemaFileErrors {

@@ -66,7 +66,7 @@ pub fn load_repo_config(
     let path = repo_config_path(given, cwd, root);
     if !path.is_file() {
         return Err(Failure::Message(format!(
-            "no {CONFIG_FILE} at `{}`: `fieldgate check` (and `lint` without --metadata) needs one that lists the tables (run `fieldgate init` to write one)",
+            "no {CONFIG_FILE} at `{}`: `fieldgate check` (and `lint` and `apply` without --metadata) needs one that lists the tables (run `fieldgate init` to write one)",
             path.display()
         )));
     }

@@ -6,6 +6,7 @@ use std::io::Write;
 
 use serde_json::Value;
 
+use crate::plural::counted;
 use crate::verify::file_schema::IdSource;
 use crate::verify::read::{FileReport, Sink};
 use crate::verify::report::{Summary, bytes, io_error};
@@ -27,8 +28,11 @@ impl<'a> Human<'a> {
     pub fn header(&mut self, summary: &Summary<'_>, files: usize) -> Result<(), String> {
         writeln!(
             self.out,
-            "verify {files} file(s) as schema {} of `{}` (format v{})",
-            summary.schema_id, summary.metadata, summary.format_version
+            "verify {} as schema {} of `{}` (format v{})",
+            counted(files, "file"),
+            summary.schema_id,
+            summary.metadata,
+            summary.format_version
         )
         .map_err(io_error)
     }
@@ -63,13 +67,32 @@ impl<'a> Human<'a> {
         };
         writeln!(
             self.out,
-            "\n{verdict}: {} file(s), {} row(s) read as schema {}, {failed} file(s) a reader cannot read correctly{unverified}",
-            summary.files.len(),
-            summary.rows(),
-            summary.schema_id
+            "\n{verdict}: {}, {} read as schema {}, {} a reader cannot read correctly{unverified}",
+            counted(summary.files.len(), "file"),
+            counted(summary.rows(), "row"),
+            summary.schema_id,
+            counted(failed, "file")
         )
         .map_err(io_error)
     }
+}
+
+/// The delete files that apply to a data file but are not applied, by kind, with the verb
+/// agreeing: "1 equality delete file applies and is NOT applied".
+fn not_applied(equality: usize, other: usize) -> String {
+    let kinds: Vec<String> = [
+        (equality, "equality delete file"),
+        (other, "deletion-vector or non-Parquet position delete file"),
+    ]
+    .into_iter()
+    .filter(|(n, _)| *n > 0)
+    .map(|(n, kind)| counted(n, kind))
+    .collect();
+    let verb = match equality + other {
+        1 => "applies and is",
+        _ => "apply and are",
+    };
+    format!("{} {verb} NOT applied", kinds.join(" and "))
 }
 
 fn column_line(c: &ColumnReport, width: usize) -> String {
@@ -197,8 +220,8 @@ impl Sink for Human<'_> {
                 100.0 * report.bytes_read as f64 / report.file_bytes as f64
             };
             text.push_str(&format!(
-                "  read {} rows: {} of {} ({share:.0}%)\n",
-                report.rows,
+                "  read {}: {} of {} ({share:.0}%)\n",
+                counted(report.rows, "row"),
                 bytes(report.bytes_read),
                 bytes(report.file_bytes),
             ));
@@ -207,9 +230,9 @@ impl Sink for Human<'_> {
         // A file no field-id reader can match is not read, so no delete is applied to it either.
         if !deletes.position.is_empty() && report.problem.is_none() {
             text.push_str(&format!(
-                "  deletes: {} position delete file(s) applied, {} row(s) deleted\n",
-                deletes.position.len(),
-                report.rows_deleted
+                "  deletes: {} applied, {} deleted\n",
+                counted(deletes.position.len(), "position delete file"),
+                counted(report.rows_deleted, "row")
             ));
         }
         if let Some(why) = &deletes.unknown {
@@ -217,10 +240,9 @@ impl Sink for Human<'_> {
         }
         if deletes.not_applied() > 0 {
             text.push_str(&format!(
-                "  deletes: {} equality and {} deletion-vector or non-Parquet position delete file(s) apply \
-                 and are NOT applied: these rows include those they delete (Iceberg Java drops them; \
+                "  deletes: {}: these rows include those they delete (Iceberg Java drops them; \
                  pyiceberg 0.12 refuses to scan a table with equality deletes)\n",
-                deletes.equality, deletes.other
+                not_applied(deletes.equality, deletes.other)
             ));
         }
         for p in &report.positional {
@@ -237,8 +259,9 @@ impl Sink for Human<'_> {
                     values(&p.values)
                 ),
                 _ => format!(
-                    "  by position, `{}` would read nothing (the file has only {} column(s)); {instead}\n",
-                    p.table_column, p.position
+                    "  by position, `{}` would read nothing (the file has only {}); {instead}\n",
+                    p.table_column,
+                    counted(p.position, "column")
                 ),
             };
             text.push_str(&line);
@@ -291,7 +314,7 @@ mod tests {
             unknown: None,
         });
         let text = finished(&applied);
-        assert!(text.contains("deletes: 1 position delete file(s) applied, 1 row(s) deleted"));
+        assert!(text.contains("deletes: 1 position delete file applied, 1 row deleted"));
         assert!(!text.contains("NOT applied"), "{text}");
 
         let not_applied = report(Deletes {
@@ -303,9 +326,13 @@ mod tests {
         });
         let text = finished(&not_applied);
         assert!(
-            text.contains("deletes: 2 equality and 1 deletion-vector or non-Parquet position delete file(s) apply and are NOT applied"),
+            text.contains("deletes: 2 equality delete files and 1 deletion-vector or non-Parquet position delete file apply and are NOT applied"),
             "{text}"
         );
-        assert!(!text.contains("row(s) deleted"), "{text}");
+        assert!(!text.contains("deleted\n"), "{text}");
+        assert_eq!(
+            super::not_applied(1, 0),
+            "1 equality delete file applies and is NOT applied"
+        );
     }
 }
