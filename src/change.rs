@@ -364,6 +364,19 @@ pub struct Applied {
     /// Identifier fields this change removed without the migration saying so (a drop of an
     /// identifier column, or of a struct holding one); Java refuses exactly these.
     pub implicit_identifier_drops: Vec<FieldId>,
+    /// The table properties a `SET`/`UNSET TBLPROPERTIES` changed, each with its value just
+    /// before and just after, so a rule judges the statement that made the change.
+    pub properties: Vec<PropertyEdit>,
+    /// For `WRITE [LOCALLY] ORDERED BY` / `WRITE UNORDERED`: the default sort order it made.
+    pub sort_order_id: Option<i32>,
+}
+
+/// One table property as one change left it (`None`: not set).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PropertyEdit {
+    pub key: String,
+    pub before: Option<String>,
+    pub after: Option<String>,
 }
 
 impl Applied {
@@ -385,6 +398,8 @@ impl Applied {
             before: None,
             after: None,
             implicit_identifier_drops: Vec::new(),
+            properties: Vec::new(),
+            sort_order_id: None,
         }
     }
 }

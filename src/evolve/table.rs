@@ -3,7 +3,7 @@
 //! judged), and statements with no effect on the table's metadata, which are recorded so the
 //! report can list them.
 
-use crate::change::{Applied, AppliedKind, Problem, ProblemKind};
+use crate::change::{Applied, AppliedKind, Problem, ProblemKind, PropertyEdit};
 use crate::change::{Change, ChangeKind, PartitionTerm};
 use crate::evolve::partition::{SpecUpdate, commit_spec, describe};
 use crate::evolve::sort;
@@ -34,13 +34,15 @@ pub(super) fn apply_table_change(
             set_property(metadata, schema, sort::DISTRIBUTION_MODE, distribution)
                 .map_err(refuse)?;
             let after = sort::describe(metadata, schema);
-            Ok(Applied::new(
+            let mut applied = Applied::new(
                 AppliedKind::SetWriteOrder,
                 None,
                 format!("{after} ({} distribution)", distribution),
                 Some(before),
                 Some(after),
-            ))
+            );
+            applied.sort_order_id = Some(metadata.default_sort_order_id);
+            Ok(applied)
         }
         ChangeKind::SetProperties { .. } | ChangeKind::UnsetProperties { .. } => {
             properties_change(metadata, schema, change).map_err(refuse)
@@ -56,40 +58,53 @@ pub(super) fn apply_table_change(
     }
 }
 
-/// `SET TBLPROPERTIES` / `UNSET TBLPROPERTIES`, one property at a time.
+/// `SET TBLPROPERTIES` / `UNSET TBLPROPERTIES`, one property at a time, each recorded with its
+/// value before and after for the rules that judge properties.
 fn properties_change(
     metadata: &mut TableMetadata,
     schema: &Schema,
     change: &Change,
 ) -> Result<Applied, String> {
-    match &change.kind {
+    let mut edits = Vec::new();
+    let (kind, written) = match &change.kind {
         ChangeKind::SetProperties { properties } => {
-            let mut applied = Vec::new();
+            let mut written = Vec::new();
             for (key, value) in properties {
+                let before = property_value(metadata, key);
                 set_property(metadata, schema, key, value)?;
-                applied.push(format!("{key}={value}"));
+                edits.push(edit(metadata, key, before));
+                written.push(format!("{key}={value}"));
             }
-            Ok(Applied::new(
-                AppliedKind::SetProperties,
-                None,
-                applied.join(", "),
-                None,
-                None,
-            ))
+            (AppliedKind::SetProperties, written)
         }
         ChangeKind::UnsetProperties { keys, if_exists } => {
             for key in keys {
+                let before = property_value(metadata, key);
                 unset_property(metadata, key, *if_exists)?;
+                edits.push(edit(metadata, key, before));
             }
-            Ok(Applied::new(
-                AppliedKind::UnsetProperties,
-                None,
-                keys.join(", "),
-                None,
-                None,
-            ))
+            (AppliedKind::UnsetProperties, keys.clone())
         }
-        _ => Err("not a property change".into()),
+        _ => return Err("not a property change".into()),
+    };
+    let mut applied = Applied::new(kind, None, written.join(", "), None, None);
+    applied.properties = edits;
+    Ok(applied)
+}
+
+/// A property's value as readers see it; `format-version` lives outside `properties`.
+fn property_value(metadata: &TableMetadata, key: &str) -> Option<String> {
+    match key {
+        "format-version" => Some(metadata.format_version.to_string()),
+        _ => metadata.property(key).map(str::to_string),
+    }
+}
+
+fn edit(metadata: &TableMetadata, key: &str, before: Option<String>) -> PropertyEdit {
+    PropertyEdit {
+        key: key.to_string(),
+        before,
+        after: property_value(metadata, key),
     }
 }
 
@@ -221,9 +236,7 @@ fn upgrade_format_version(metadata: &mut TableMetadata, value: &str) -> Result<(
 /// A new `schema.name-mapping.default`: it must parse, and map every field of the current
 /// schema, or files written without field ids lose the columns it does not map.
 fn mapping_for(schema: &Schema, value: &str) -> Result<NameMapping, String> {
-    let quoted = serde_json::Value::String(value.to_string()).to_string();
-    let node = crate::json::parse(&quoted).map_err(|e| e.to_string())?;
-    let mapping = NameMapping::parse(value, &node).map_err(|e| e.message)?;
+    let mapping = NameMapping::parse_value(value)?;
     let mut mapped = std::collections::HashSet::new();
     collect_ids(&mapping.fields, &mut mapped);
     let unmapped: Vec<String> = schema

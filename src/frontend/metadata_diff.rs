@@ -84,6 +84,8 @@ pub fn diff_metadata(
             before: old.cloned(),
             after: new.cloned(),
             implicit_identifier_drops: Vec::new(),
+            properties: Vec::new(),
+            sort_order_id: None,
         }
     };
 
@@ -331,6 +333,8 @@ pub fn diff_metadata(
             before: None,
             after: None,
             implicit_identifier_drops: Vec::new(),
+            properties: Vec::new(),
+            sort_order_id: None,
         });
     }
 

@@ -76,6 +76,8 @@ pub struct SchemaFile {
     pub identifier_fields: Vec<ColumnRef>,
     pub partition: Vec<FilePartitionField>,
     pub sort_order: Vec<FileSortField>,
+    /// Table properties the file states, in its order.
+    pub properties: Vec<FileProperty>,
     /// Fields dropped earlier: history, whose ids are retired forever. Every one has an id.
     pub dropped: Vec<FileField>,
     /// Which optional top-level keys the file has, and where.
@@ -99,6 +101,16 @@ pub struct Stated {
 }
 
 pub use crate::iceberg::mapping::Mapping;
+
+/// One entry of `properties`: a table property's value, or `None` (`key: null`) for a property
+/// the table must not have.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileProperty {
+    pub key: String,
+    pub key_span: Span,
+    pub value: Option<String>,
+    pub value_span: Span,
+}
 
 /// A struct field: a top-level column, a field of a nested struct, or a dropped field.
 #[derive(Debug, Clone, PartialEq)]

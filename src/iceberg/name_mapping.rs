@@ -5,6 +5,8 @@
 //! new field). Entries left without names are kept, as Java keeps them; PyIceberg drops them.
 //! Such an entry matches no column, so [`NameMapping::same_meaning`] treats both as equal.
 
+use std::collections::HashMap;
+
 use serde_json::{Map, Value as JsonValue};
 
 use crate::iceberg::codec::{ModelError, ModelResult, as_array, as_i32, as_object, as_str};
@@ -78,6 +80,24 @@ impl NameMapping {
         named(&self.fields) == named(&other.fields)
     }
 
+    /// Parses the property's value on its own (a `SET TBLPROPERTIES` value, a schema file's
+    /// `properties`), where an error has no place in a metadata file to point at.
+    pub fn parse_value(value: &str) -> Result<NameMapping, String> {
+        let quoted = JsonValue::String(value.to_string()).to_string();
+        let node = crate::json::parse(&quoted).map_err(|e| e.to_string())?;
+        NameMapping::parse(value, &node).map_err(|e| e.message)
+    }
+
+    /// The names this mapping resolves to a field id that `other` resolves to another id or to
+    /// none: what files written without ids would read differently under `other`. Nested names
+    /// are compared under the entry their parent's name resolves to, level by level, so the
+    /// work is linear in the two mappings whatever the aliases.
+    pub fn lost_in(&self, other: &NameMapping) -> Vec<LostName> {
+        let mut out = Vec::new();
+        lost(&self.fields, &other.fields, "", &mut out);
+        out
+    }
+
     /// A rename of field `id` to `new_name`: the new name joins the old ones.
     pub fn rename(&mut self, id: FieldId, new_name: &str) {
         if let Some(entry) = find_mut(&mut self.fields, id)
@@ -105,6 +125,47 @@ impl NameMapping {
             names: vec![field.name.clone()],
             fields: children_of(&field.field_type),
         });
+    }
+}
+
+/// A name a mapping no longer resolves as before: `path` in file names (`address.city`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LostName {
+    pub path: String,
+    pub was: FieldId,
+    /// The id the name resolves to now, `None` when it resolves to nothing.
+    pub now: Option<FieldId>,
+}
+
+fn lost(before: &[MappedField], after: &[MappedField], prefix: &str, out: &mut Vec<LostName>) {
+    let by_name: HashMap<&str, &MappedField> = after
+        .iter()
+        .flat_map(|entry| entry.names.iter().map(move |n| (n.as_str(), entry)))
+        .collect();
+    let path = |name: &str| match prefix {
+        "" => name.to_string(),
+        _ => format!("{prefix}.{name}"),
+    };
+    for entry in before {
+        let Some(was) = entry.field_id else {
+            continue;
+        };
+        let mut kept = None;
+        for name in &entry.names {
+            match by_name.get(name.as_str()) {
+                Some(now) if now.field_id == Some(was) => {
+                    kept.get_or_insert((name, *now));
+                }
+                found => out.push(LostName {
+                    path: path(name),
+                    was,
+                    now: found.and_then(|f| f.field_id),
+                }),
+            }
+        }
+        if let Some((name, now)) = kept {
+            lost(&entry.fields, &now.fields, &path(name), out);
+        }
     }
 }
 

@@ -60,6 +60,7 @@ pub const FILES: &[(&str, &str)] = catalogue_files![
     "metadata-drift",
     "missing-doc",
     "name-mapped-rename",
+    "name-mapping-change",
     "name-reuse",
     "nested-structure-change",
     "nullability-tightening",
@@ -77,6 +78,7 @@ pub const FILES: &[(&str, &str)] = catalogue_files![
     "suppression",
     "type-narrowing",
     "unknown-field",
+    "write-format-change",
 ];
 
 /// The parsed catalogue. The files are part of the binary and covered by tests, so a parse

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use crate::change::Origin;
-use crate::change::{Applied, AppliedKind};
+use crate::change::{Applied, AppliedKind, PropertyEdit};
 use crate::iceberg::metadata::TableMetadata;
 use crate::iceberg::schema::{FieldInfo, MemberKind, Schema};
 
@@ -344,6 +344,23 @@ impl<'a> Context<'a> {
         } else {
             vec![self.before.current_schema()]
         }
+    }
+
+    /// Every edit of one of `keys` by a property statement, with the change that made it.
+    pub fn property_edits<'k>(
+        &self,
+        keys: &'k [&'k str],
+    ) -> impl Iterator<Item = (&'a Applied, &'a PropertyEdit)> + 'k
+    where
+        'a: 'k,
+    {
+        self.applied.iter().flat_map(move |applied| {
+            applied
+                .properties
+                .iter()
+                .filter(move |edit| keys.contains(&edit.key.as_str()))
+                .map(move |edit| (applied, edit))
+        })
     }
 
     /// The applied change that produced or last touched `id`, for locating a finding.

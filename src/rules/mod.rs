@@ -20,6 +20,7 @@ mod identifier_drop;
 mod legacy_type_change;
 mod missing_doc;
 mod name_mapped_rename;
+mod name_mapping_change;
 mod name_reuse;
 mod nullability_tightening;
 mod partition_drop_v1;
@@ -32,6 +33,7 @@ mod reader_cache_refresh;
 mod required_column_add;
 mod sort_source_drop;
 mod type_narrowing;
+mod write_format_change;
 
 use crate::change::Applied;
 use crate::change::Origin;
@@ -134,6 +136,7 @@ pub fn registry() -> &'static [&'static dyn Rule] {
         &JudgedElsewhere("metadata-drift"),
         &missing_doc::MissingDoc,
         &name_mapped_rename::NameMappedRename,
+        &name_mapping_change::NameMappingChange,
         &name_reuse::NameReuse,
         &JudgedElsewhere("nested-structure-change"),
         &nullability_tightening::NullabilityTightening,
@@ -151,6 +154,7 @@ pub fn registry() -> &'static [&'static dyn Rule] {
         &JudgedElsewhere("suppression"),
         &type_narrowing::TypeNarrowing,
         &JudgedElsewhere("unknown-field"),
+        &write_format_change::WriteFormatChange,
     ];
     RULES
 }

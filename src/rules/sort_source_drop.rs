@@ -1,8 +1,13 @@
-//! `sort-source-drop`: a field a sort order sorts by is dropped. Iceberg refuses to commit a
-//! default sort order whose source is gone, and writers that sort by it fail.
+//! `sort-source-drop`: a field the table's default sort order sorts by is dropped. Iceberg
+//! Java checks the default sort order against the schema whenever it builds table metadata
+//! ("Cannot find source column for sort field"), so the commit fails, and writers that sort by
+//! the column fail. Earlier sort orders are kept unchecked for old metadata, so only the order
+//! that is the default when the drop commits counts: after a `WRITE ORDERED BY` other columns
+//! (or `WRITE UNORDERED`) earlier in the migration, the drop is safe.
 
-use crate::change::AppliedKind;
+use crate::change::{Applied, AppliedKind};
 use crate::finding::{MetadataPlace, Related};
+use crate::iceberg::sort::SortOrder;
 use crate::rules::{Context, Rule, Violation};
 
 pub struct SortSourceDrop;
@@ -13,39 +18,82 @@ impl Rule for SortSourceDrop {
     }
 
     fn check(&self, cx: &Context<'_>) -> Vec<Violation> {
-        cx.changes(AppliedKind::Drop)
-            .filter_map(|change| {
-                let dropped = change.before.as_ref()?;
-                let uses = cx.history.sort_sources.get(&dropped.id)?;
-                let orders: Vec<String> = uses
+        let mut out = Vec::new();
+        for drop in cx.changes(AppliedKind::Drop) {
+            let Some(dropped) = &drop.before else {
+                continue;
+            };
+            let (order, set_by) = default_order_at(cx, drop);
+            let Some(order) = order else {
+                continue;
+            };
+            // The dropped field, or a field of the committed table nested in it.
+            let nested = format!("{}.", dropped.path);
+            let walked = cx.before.current_schema().walk();
+            let source_of = |id| {
+                if id == dropped.id {
+                    return Some((id, dropped.path.clone()));
+                }
+                walked
                     .iter()
-                    .map(|u| {
-                        let which = if u.is_default { "the default sort order".to_string() } else { format!("sort order {}", u.order_id) };
-                        format!("{which} ({})", u.transform)
-                    })
-                    .collect();
-                let related = uses.iter().map(|u| {
-                    Related::in_metadata(
-                        MetadataPlace::SortField {
-                            order_id: u.order_id,
-                            source_id: dropped.id,
-                        },
-                        format!("sort order {} sorts by `{}` ({})", u.order_id, dropped.path, u.transform),
-                    )
-                });
-                let violation = Violation::at(
-                    change,
-                    format!(
-                        "`{}` (field id {}) is sorted by in {}: Iceberg rejects a default sort order whose source column is gone (\"Cannot find source column for sort field\"), and writers sorting by it fail",
-                        dropped.path,
-                        dropped.id,
-                        orders.join(", ")
-                    ),
-                    "change the table's sort order first (ALTER TABLE ... WRITE ORDERED BY other columns, or WRITE UNORDERED), then drop the column".into(),
-                );
-                Some(violation.with_related(related))
-            })
-            .collect()
+                    .find(|f| f.id == id && f.path.starts_with(&nested))
+                    .map(|f| (f.id, f.path.clone()))
+            };
+            let Some((field, (source_id, source_path))) = order.fields.iter().find_map(|field| {
+                let source = field.source_ids.iter().find_map(|id| source_of(*id))?;
+                Some((field, source))
+            }) else {
+                continue;
+            };
+            let message = format!(
+                "`{}` (field id {}) is sorted by in the table's default sort order (order {}, {}): Iceberg refuses to commit metadata whose default sort order has lost a source column (\"Cannot find source column for sort field\"), and writers sorting by it fail",
+                source_path, source_id, order.order_id, field.transform
+            );
+            let related = match set_by {
+                Some(set) => Related::at(
+                    set.origin.clone(),
+                    format!("this statement made the order that sorts by `{source_path}` the default"),
+                ),
+                None => Related::in_metadata(
+                    MetadataPlace::SortField {
+                        order_id: order.order_id,
+                        source_id,
+                    },
+                    format!("sort order {} sorts by `{source_path}` ({})", order.order_id, field.transform),
+                ),
+            };
+            let violation = Violation::at(
+                drop,
+                message,
+                "change the table's sort order first (ALTER TABLE ... WRITE ORDERED BY other columns, or WRITE UNORDERED, in an earlier statement), then drop the column".into(),
+            );
+            out.push(violation.with_related([related]));
+        }
+        out
+    }
+}
+
+/// The default sort order when `drop` commits: the one the last `WRITE ...` before it made
+/// (with that change), else the table's.
+fn default_order_at<'a>(
+    cx: &Context<'a>,
+    drop: &Applied,
+) -> (Option<&'a SortOrder>, Option<&'a Applied>) {
+    let set = cx
+        .applied
+        .iter()
+        .take_while(|a| !std::ptr::eq(*a, drop))
+        .filter(|a| a.kind == AppliedKind::SetWriteOrder)
+        .last();
+    match set.and_then(|a| a.sort_order_id) {
+        Some(id) => (cx.after.sort_orders.iter().find(|o| o.order_id == id), set),
+        None => (
+            cx.before
+                .sort_orders
+                .iter()
+                .find(|o| o.order_id == cx.before.default_sort_order_id),
+            None,
+        ),
     }
 }
 
@@ -54,9 +102,22 @@ mod tests {
     use crate::rules::test_support::{fired, table_with_history};
 
     #[test]
-    fn sort_sources_are_protected() {
+    fn the_default_orders_sources_are_protected() {
         let base = table_with_history();
         assert!(fired(&base, "ALTER TABLE t DROP COLUMN note").contains(&"sort-source-drop"));
         assert!(!fired(&base, "ALTER TABLE t DROP COLUMN region").contains(&"sort-source-drop"));
+    }
+
+    #[test]
+    fn the_order_made_earlier_in_the_migration_decides() {
+        let base = table_with_history();
+        let reordered = "ALTER TABLE t WRITE ORDERED BY comment; ALTER TABLE t DROP COLUMN note";
+        assert!(!fired(&base, reordered).contains(&"sort-source-drop"));
+        let unordered = "ALTER TABLE t WRITE UNORDERED; ALTER TABLE t DROP COLUMN note";
+        assert!(!fired(&base, unordered).contains(&"sort-source-drop"));
+        let new_source = "ALTER TABLE t WRITE ORDERED BY comment; ALTER TABLE t DROP COLUMN comment";
+        assert!(fired(&base, new_source).contains(&"sort-source-drop"));
+        let after_drop = "ALTER TABLE t DROP COLUMN note; ALTER TABLE t WRITE ORDERED BY comment";
+        assert!(fired(&base, after_drop).contains(&"sort-source-drop"));
     }
 }

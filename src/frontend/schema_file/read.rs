@@ -16,6 +16,8 @@ use crate::iceberg::metadata::MAX_FORMAT_VERSION;
 use crate::iceberg::types::{FieldId, MAX_USER_FIELD_ID, PrimitiveType};
 use crate::yaml::{YamlEntry, YamlNode, YamlValue};
 
+mod properties;
+
 use super::error::{SchemaFileError, SchemaFileErrorKind as Kind, SchemaFileErrors};
 use super::type_string::{Locator, TYPE_HELP, parse_type_string};
 use super::{
@@ -32,6 +34,7 @@ const TOP_KEYS: &[&str] = &[
     "identifier-fields",
     "partition",
     "sort-order",
+    "properties",
     "dropped",
 ];
 const FIELD_KEYS: &[&str] = &["id", "name", "type", "required", "doc"];
@@ -275,6 +278,10 @@ impl Reader<'_> {
             Some(node) => self.strings(node, "`sort-order`", Reader::sort_term),
             None => Vec::new(),
         };
+        let properties = match root.get("properties") {
+            Some(node) => self.properties(node),
+            None => Vec::new(),
+        };
 
         self.check_names(&fields, "the table");
         self.check_ids(&fields, &dropped);
@@ -310,6 +317,7 @@ impl Reader<'_> {
             identifier_fields,
             partition,
             sort_order,
+            properties,
             dropped,
             stated,
         })

@@ -13,6 +13,7 @@ use std::sync::Arc;
 
 use crate::change::Span;
 use crate::iceberg::metadata::TableMetadata;
+use crate::iceberg::name_mapping::{NAME_MAPPING_PROPERTY, NameMapping};
 use crate::iceberg::partition::{PARTITION_DATA_ID_START, PartitionField, PartitionSpec};
 use crate::iceberg::schema::{Field, Schema};
 use crate::iceberg::sort::{SortField, SortOrder};
@@ -82,6 +83,7 @@ impl SchemaFile {
                 null_order: term.null_order.as_str().to_owned(),
             })
             .collect();
+        let (properties, name_mapping) = self.table_properties(&mut errors);
         if !errors.is_empty() {
             errors.sort_by_key(|e| (e.span.offset, e.span.len));
             return Err(SchemaFileErrors { errors });
@@ -131,8 +133,8 @@ impl SchemaFile {
             last_partition_id: None,
             default_sort_order_id: sort_orders.last().map_or(0, |o| o.order_id),
             sort_orders,
-            properties: Vec::new(),
-            name_mapping: None,
+            properties,
+            name_mapping,
             snapshots: Vec::new(),
             current_snapshot_id: None,
         };
@@ -141,6 +143,34 @@ impl SchemaFile {
             metadata,
             mapping: self.mapping,
         })
+    }
+}
+
+impl SchemaFile {
+    /// The properties the table has (a `null` one it has not), and the name mapping among them.
+    fn table_properties(
+        &self,
+        errors: &mut Vec<SchemaFileError>,
+    ) -> (Vec<(String, String)>, Option<NameMapping>) {
+        let mut name_mapping = None;
+        let mut properties = Vec::new();
+        for property in &self.properties {
+            let Some(value) = &property.value else {
+                continue;
+            };
+            if property.key == NAME_MAPPING_PROPERTY {
+                match NameMapping::parse_value(value) {
+                    Ok(mapping) => name_mapping = Some(mapping),
+                    Err(e) => errors.push(SchemaFileError::new(
+                        SchemaFileErrorKind::InvalidValue,
+                        property.value_span,
+                        e,
+                    )),
+                }
+            }
+            properties.push((property.key.clone(), value.clone()));
+        }
+        (properties, name_mapping)
     }
 }
 

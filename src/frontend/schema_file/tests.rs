@@ -199,6 +199,7 @@ fn expected_example() -> SchemaFile {
             null_order: NullOrder::NullsFirst,
             span: z(),
         }],
+        properties: Vec::new(),
         dropped: vec![status],
         stated: Stated::default(),
     }
