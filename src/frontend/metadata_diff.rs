@@ -73,20 +73,12 @@ pub fn diff_metadata(
                   from: Option<String>,
                   to: Option<String>| {
         let info = new.or(old);
-        Applied {
-            kind,
-            field_id: info.map(|i| i.id),
-            path: info.map(|i| i.path.clone()).unwrap_or_default(),
-            from,
-            to,
-            origin: Some(origin(focus)),
-            statement: 0,
-            before: old.cloned(),
-            after: new.cloned(),
-            implicit_identifier_drops: Vec::new(),
-            properties: Vec::new(),
-            sort_order_id: None,
-        }
+        let path = info.map(|i| i.path.clone()).unwrap_or_default();
+        let mut applied = Applied::new(kind, info.map(|i| i.id), path, from, to);
+        applied.origin = Some(origin(focus));
+        applied.before = old.cloned();
+        applied.after = new.cloned();
+        applied
     };
 
     let mut drops = Vec::new();
@@ -322,20 +314,10 @@ pub fn diff_metadata(
                 Some(names(new_ids, &after)),
             )
         };
-        identifiers.push(Applied {
-            kind,
-            field_id: None,
-            path: from.clone().or(to.clone()).unwrap_or_default(),
-            from,
-            to,
-            origin: Some(origin(at)),
-            statement: 0,
-            before: None,
-            after: None,
-            implicit_identifier_drops: Vec::new(),
-            properties: Vec::new(),
-            sort_order_id: None,
-        });
+        let path = from.clone().or(to.clone()).unwrap_or_default();
+        let mut applied = Applied::new(kind, None, path, from, to);
+        applied.origin = Some(origin(at));
+        identifiers.push(applied);
     }
 
     let mut assigned: Vec<Assigned> = after_walk

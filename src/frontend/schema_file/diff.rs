@@ -36,6 +36,8 @@ use crate::iceberg::types::{FieldId, ListType, MapType, StructType, Type};
 use crate::proposal::Note;
 use crate::suppress::{Suppression, find_above};
 
+mod properties;
+
 use super::new_ids::{WrittenId, unexpected_ids};
 use super::read::column_segments;
 use super::{FileField, FileType, SchemaFile};
@@ -749,8 +751,6 @@ impl<'a> Differ<'a> {
             }
             None => (Vec::new(), Vec::new()),
         };
-        // Properties first: a statement's later schema changes then keep the name mapping it
-        // sets current, as they keep the table's own.
         changes.extend(self.property_changes());
         changes.extend(early);
         for (info, focus, entry) in &drops {
@@ -886,31 +886,6 @@ impl<'a> Differ<'a> {
                 ),
             );
         }
-    }
-
-    /// A `SET TBLPROPERTIES` for each stated property whose value differs from the table's, an
-    /// `UNSET` for each stated `null` the table has; properties not stated stay as they are.
-    fn property_changes(&mut self) -> Vec<Change> {
-        let mut changes = Vec::new();
-        for property in &self.file.properties {
-            let table = self.base.property(&property.key);
-            let kind = match &property.value {
-                Some(value) if table != Some(value.as_str()) => ChangeKind::SetProperties {
-                    properties: vec![(property.key.clone(), value.clone())],
-                },
-                None if table.is_some() => ChangeKind::UnsetProperties {
-                    keys: vec![property.key.clone()],
-                    if_exists: true,
-                },
-                _ => continue,
-            };
-            self.entry = Span::from_range(
-                property.key_span.offset,
-                property.value_span.offset + property.value_span.len,
-            );
-            changes.push(self.change(kind, property.value_span));
-        }
-        changes
     }
 
     /// The partition spec is not a schema: a proposal may restate the table's, not change it.
