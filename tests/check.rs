@@ -1639,7 +1639,7 @@ fn partition_specs_sort_orders_and_format_version_edited_by_hand_are_drift() {
             );
             lake.write(v5, &text);
         },
-        "the partition specs (`partition-specs`) differ",
+        "partition spec 1 is `unpartitioned` in the metadata, `order_ts_day=day(order_ts) (id 1001)` from the migrations",
     );
     broken_orders_metadata_fails(
         |lake| {
@@ -1690,7 +1690,45 @@ fn partition_specs_sort_orders_and_format_version_edited_by_hand_are_drift() {
                 .replacen(r#""direction":"asc""#, r#""direction":"desc""#, 1);
             lake.write(v5, &text);
         },
-        "the sort orders",
+        "sort order 1 is `customer_id desc nulls-first` in the metadata, `customer_id asc nulls-first` from the migrations",
+    );
+    // Orders are told apart by id, as Java identifies them: one re-numbered (the default
+    // following it), one removed, one no migration makes.
+    broken_orders_metadata_fails(
+        |lake| {
+            let text = lake
+                .read(v5)
+                .replacen(r#""order-id":1"#, r#""order-id":4"#, 1)
+                .replacen(
+                    r#""default-sort-order-id":1"#,
+                    r#""default-sort-order-id":4"#,
+                    1,
+                );
+            lake.write(v5, &text);
+        },
+        "sort order 1 (`customer_id asc nulls-first`) is sort order 4 in the metadata",
+    );
+    broken_orders_metadata_fails(
+        |lake| {
+            let text = lake.read(v5).replacen(
+                r#"{"order-id":1,"fields":[{"source-id":4,"transform":"identity","direction":"asc","null-order":"nulls-first"}]}"#,
+                r#"{"order-id":0,"fields":[]}"#,
+                1,
+            );
+            lake.write(v5, &text);
+        },
+        "sort order 1 (`customer_id asc nulls-first`) is missing from the metadata",
+    );
+    broken_orders_metadata_fails(
+        |lake| {
+            let order = r#"{"order-id":1,"fields":[{"source-id":4,"transform":"identity","direction":"asc","null-order":"nulls-first"}]}"#;
+            let bucketed = r#"{"order-id":2,"fields":[{"source-id":1,"transform":"bucket[16]","direction":"desc","null-order":"nulls-last"}]}"#;
+            let text = lake
+                .read(v5)
+                .replacen(order, &format!("{order},{bucketed}"), 1);
+            lake.write(v5, &text);
+        },
+        "sort order 2 (`bucket[16](order_id) desc nulls-last`) is in the metadata, but no migration makes it",
     );
     broken_orders_metadata_fails(
         |lake| {

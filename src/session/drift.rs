@@ -2,18 +2,21 @@
 //! proposals. Compared by meaning, not bytes (`last-updated-ms` and formatting differ by writer):
 //! everything the gate judges by, the schemas with their ids and identifier fields, the current
 //! schema id, `last-column-id`, the name mapping (the property that changes how readers resolve
-//! columns), the format version, the partition specs and sort orders with their defaults and `last-partition-id` (a
-//! partition spec emptied by hand would let the next change drop its source unseen). A
+//! columns), the format version, the partition specs and sort orders (by id, in `layout`) with
+//! their defaults and `last-partition-id` (a partition spec emptied by hand would let the next
+//! change drop its source unseen). A
 //! difference is told as missing (nothing applied), stale (only the first statements applied) or
 //! different (edited by hand, or by a writer that does something else), each with the command
 //! that fixes it.
 
 use crate::change::{Statement, StatementKind};
-use crate::evolve::{evolve, last_partition_id};
+use crate::evolve::evolve;
 use crate::finding::{Finding, Severity};
 use crate::iceberg::metadata::{TableMetadata, same_schemas};
-use crate::iceberg::partition::PARTITION_DATA_ID_START;
 use crate::iceberg::schema::{FieldInfo, MemberKind};
+
+mod layout;
+use layout::{layout_differences, same_layout};
 
 /// How the committed metadata relates to what the proposals give.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,80 +35,7 @@ pub fn same_state(a: &TableMetadata, b: &TableMetadata) -> bool {
         && a.last_column_id == b.last_column_id
         && same_schemas(&a.schemas, &b.schemas)
         && same_mapping(a, b)
-        && layout_differences(a, b).is_empty()
-}
-
-/// What differs outside the schemas: format version, partition specs, sort orders, and the
-/// counters Java keeps beside them. `last-partition-id` is compared as Java reads it (derived
-/// from the specs where a v1 table omits it): a counter set past or below what the specs give
-/// changes the ids the next partition field receives, so every later spec would differ from
-/// what an engine writes.
-fn layout_differences(expected: &TableMetadata, committed: &TableMetadata) -> Vec<String> {
-    let mut out = Vec::new();
-    let counters = [
-        (
-            "format-version",
-            i64::from(expected.format_version),
-            i64::from(committed.format_version),
-        ),
-        (
-            "default-spec-id",
-            i64::from(expected.default_spec_id),
-            i64::from(committed.default_spec_id),
-        ),
-        (
-            "last-partition-id",
-            i64::from(last_partition_id(expected)),
-            i64::from(last_partition_id(committed)),
-        ),
-        (
-            "default-sort-order-id",
-            i64::from(expected.default_sort_order_id),
-            i64::from(committed.default_sort_order_id),
-        ),
-    ];
-    for (key, want, have) in counters {
-        if want != have {
-            out.push(format!(
-                "`{key}` is {have} in the metadata, {want} from the migrations"
-            ));
-        }
-    }
-    if specs(expected) != specs(committed) {
-        out.push("the partition specs (`partition-specs`) differ".into());
-    }
-    if expected.sort_orders != committed.sort_orders {
-        out.push("the sort orders (`sort-orders`) differ".into());
-    }
-    out
-}
-
-/// A partition field as compared: source ids, field id, name, transform.
-type SpecField<'m> = (Vec<i32>, i32, &'m str, &'m str);
-
-/// The partition specs with v1's implied field ids made explicit, so a writer that spells them
-/// out is no drift from one that does not.
-fn specs(m: &TableMetadata) -> Vec<(i32, Vec<SpecField<'_>>)> {
-    m.partition_specs
-        .iter()
-        .map(|spec| {
-            let fields = spec
-                .fields
-                .iter()
-                .zip(PARTITION_DATA_ID_START..)
-                .map(|(f, implied)| {
-                    let id = f.field_id.unwrap_or(implied);
-                    (
-                        f.source_ids.clone(),
-                        id,
-                        f.name.as_str(),
-                        f.transform.as_str(),
-                    )
-                })
-                .collect();
-            (spec.spec_id, fields)
-        })
-        .collect()
+        && same_layout(a, b)
 }
 
 /// The name mappings agree on every name (see [`crate::iceberg::name_mapping::NameMapping::same_meaning`]): metadata written
