@@ -255,3 +255,136 @@ fn backtracking_globs_in_the_pull_requests_configuration_finish() {
     assert_no_injected_workflow_command(&run.stdout);
     assert!(summary.contains("passed"), "{summary}");
 }
+
+/// A pull request that deletes the table's entry and adds it again under another name, at the
+/// same place, then drops a column the base's entry made an error to drop: the renamed entry is
+/// the same table, judged by the base's entry, so the drop still fails. Under `--policy head`
+/// the change's own (renamed, laxer) entry decides, and the relaxation is reported either way.
+#[test]
+fn a_table_whose_entry_is_renamed_is_still_judged_as_the_base_judged_it() {
+    let strict = "tables:\n  db.orders:\n    metadata: warehouse/db/orders\n    rules:\n      column-drop: error\nproposals:\n  - migrations/**/*.sql\n";
+    let dir = repo(strict);
+    let path = dir.path();
+    fs::write(
+        path.join("fieldgate.yaml"),
+        "tables:\n  db.orders_v2:\n    metadata: warehouse/db/orders/\nproposals:\n  - migrations/**/*.sql\n",
+    )
+    .unwrap();
+    fs::create_dir_all(path.join("migrations")).unwrap();
+    fs::write(
+        path.join("migrations/0001_drop.sql"),
+        "ALTER TABLE db.orders_v2 DROP COLUMN total_units;\n",
+    )
+    .unwrap();
+    let args = [
+        "apply",
+        "--write",
+        "--no-verify",
+        "--metadata",
+        "warehouse/db/orders",
+        "migrations/0001_drop.sql",
+    ];
+    let applied = capped(path, &args);
+    assert_eq!(
+        applied.code,
+        Some(0),
+        "{}{}",
+        applied.stdout,
+        applied.stderr
+    );
+    commit(path, "orders renamed in the gate, and a drop");
+
+    let judged = |extra: &[&str]| -> serde_json::Value {
+        let mut args = vec!["check", "--format", "json"];
+        args.extend_from_slice(extra);
+        let run = capped(path, &args);
+        let report: serde_json::Value = serde_json::from_str(&run.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}{}", run.stdout, run.stderr));
+        assert_eq!(report["passed"], run.code == Some(0), "{report:#}");
+        report
+    };
+    let found = |report: &serde_json::Value| -> Vec<(String, String, String)> {
+        report["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| {
+                let s = |k: &str| d[k].as_str().unwrap_or_default().to_string();
+                (s("rule"), s("severity"), s("message"))
+            })
+            .collect()
+    };
+
+    let report = judged(&[]);
+    let diagnostics = found(&report);
+    assert!(
+        diagnostics
+            .iter()
+            .any(|(rule, severity, _)| rule == "column-drop" && severity == "error"),
+        "{report:#}"
+    );
+    // One table, judged once: no second judgement of the old name, no drift.
+    assert!(
+        diagnostics
+            .iter()
+            .all(|(rule, _, _)| rule != "metadata-drift"),
+        "{report:#}"
+    );
+    assert!(
+        diagnostics.iter().any(|(rule, _, message)| rule == "policy-relaxation"
+            && message.contains("`column-drop` is lowered from error to warning for `db.orders_v2` (the table of `db.orders` at the base)")),
+        "{report:#}"
+    );
+    assert!(
+        diagnostics
+            .iter()
+            .all(|(_, _, m)| !m.contains("is removed")),
+        "{report:#}"
+    );
+    let (run, summary) = check_as_the_action(path);
+    assert_eq!(run.code, Some(1), "{}{}", run.stdout, run.stderr);
+    assert_no_injected_workflow_command(&run.stdout);
+    assert!(summary.contains("column-drop"), "{summary}");
+
+    // Judged by the change's own file, the drop is its warning; the relaxation is still shown.
+    let report = judged(&["--policy", "head"]);
+    let diagnostics = found(&report);
+    assert!(
+        diagnostics
+            .iter()
+            .any(|(rule, severity, _)| rule == "column-drop" && severity == "warning"),
+        "{report:#}"
+    );
+    assert!(
+        diagnostics
+            .iter()
+            .any(|(rule, _, _)| rule == "policy-relaxation"),
+        "{report:#}"
+    );
+}
+
+/// A table `fieldgate.yaml` reaches through a symbolic link (inside the repository), and a pull
+/// request that edits the metadata file the link resolves to, by its real path, with no
+/// migration: the table is touched, and the hand edit is drift, never a pass.
+#[cfg(unix)]
+#[test]
+fn a_change_to_the_files_a_tables_link_resolves_to_touches_the_table() {
+    let config = CONFIG.replace("metadata: warehouse/db/orders", "metadata: current/orders");
+    let dir = repo(&config);
+    let path = dir.path();
+    git(path, &["checkout", "-q", "main"]);
+    fs::create_dir_all(path.join("current")).unwrap();
+    std::os::unix::fs::symlink("../warehouse/db/orders", path.join("current/orders")).unwrap();
+    commit(path, "orders through a link");
+    git(path, &["checkout", "-q", "-B", "pr"]);
+    let v5 = path.join("warehouse/db/orders/metadata/v5.metadata.json");
+    let text = fs::read_to_string(&v5).unwrap();
+    let edited = text.replacen(r#""name":"customer_id""#, r#""name":"client_id""#, 2);
+    assert_ne!(edited, text);
+    fs::write(&v5, edited).unwrap();
+    commit(path, "renamed by hand, by the real path");
+    let run = capped(path, &["check", "--format", "json"]);
+    assert_eq!(run.code, Some(1), "{}{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("metadata-drift"), "{}", run.stdout);
+    assert!(run.stdout.contains("client_id"), "{}", run.stdout);
+}

@@ -16,10 +16,12 @@ use crate::suggest::closest;
 use crate::yaml::{self, YamlNode};
 
 mod limits;
+mod place;
 mod rule_settings;
 mod sample;
 
 pub use limits::named as named_limits;
+pub use place::place;
 pub use rule_settings::{RuleOption, RuleSetting};
 pub use sample::{Sample, SampleKind};
 

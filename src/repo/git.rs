@@ -268,7 +268,7 @@ impl Repo {
         files.extend(
             deleted
                 .into_iter()
-                .filter(|p| tables.iter().any(|t| p.starts_with(t))),
+                .filter(|p| tables.iter().any(|t| p.starts_with(t) || t.starts_with(p))),
         );
         files.sort();
         files.dedup();
@@ -571,7 +571,7 @@ impl<'r> CommitFiles<'r> {
 
     /// `path` with every symbolic link on it replaced by its target, within the tree. A target
     /// that is absolute or climbs above the root leaves the repository: an error that says so.
-    fn resolve(&self, path: &Path) -> Result<PathBuf, String> {
+    pub fn resolve(&self, path: &Path) -> Result<PathBuf, String> {
         let outside = |target: &str| {
             format!(
                 "`{}` leads outside the repository, to `{target}`, through a symbolic link in the base commit: `fieldgate check` reads only files inside the repository",

@@ -6,11 +6,15 @@
 //! the defaults). A global change is reported once, at the global key; a table's own entry is
 //! reported at that entry, and only where the entry, not the globals, makes the difference.
 
+use std::collections::HashMap;
+
 use crate::change::Span;
 use crate::finding::{Severity, line_col};
 use crate::judge::Settings;
 use crate::plural::counted;
-use crate::repo::config::{Config, RuleOption, RuleSetting, SampleKind, TableConfig, named_limits};
+use crate::repo::config::{
+    Config, RuleOption, RuleSetting, SampleKind, TableConfig, named_limits, place, same_table,
+};
 use crate::rules::{Compatibility, Mapping, registry};
 
 /// One way the changed configuration is more lenient than the base's.
@@ -71,9 +75,18 @@ pub fn relaxations(base: &Config, head: &Config) -> Vec<Relaxation> {
         ));
     }
     let head_tables = head.table_index();
-    for entry in &base.tables {
+    let renamed = renamed_entries(base, head);
+    for (position, entry) in base.tables.iter().enumerate() {
+        let new_names = renamed
+            .get(&position)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        for now in new_names {
+            out.extend(table_relaxations(base, head, entry, now));
+        }
         match head_tables.table(&entry.name) {
             Some(now) => out.extend(table_relaxations(base, head, entry, now)),
+            None if !new_names.is_empty() => {}
             None => out.push(Relaxation {
                 span: None,
                 table: Some(entry.name.clone()),
@@ -88,6 +101,29 @@ pub fn relaxations(base: &Config, head: &Config) -> Vec<Relaxation> {
     out
 }
 
+/// The change's entries that have no base entry of their name but share a place with one (an
+/// entry renamed, or a second name for a table), by the position of the first base entry at
+/// that place: the entry that speaks for them (`Config::counterpart`).
+fn renamed_entries<'h>(base: &Config, head: &'h Config) -> HashMap<usize, Vec<&'h TableConfig>> {
+    let base_tables = base.table_index();
+    let mut first_at: HashMap<String, usize> = HashMap::new();
+    for (position, entry) in base.tables.iter().enumerate() {
+        if let Some(at) = place(entry) {
+            first_at.entry(at).or_insert(position);
+        }
+    }
+    let mut out: HashMap<usize, Vec<&TableConfig>> = HashMap::new();
+    for entry in &head.tables {
+        if base_tables.table(&entry.name).is_some() {
+            continue;
+        }
+        if let Some(&position) = place(entry).and_then(|at| first_at.get(&at)) {
+            out.entry(position).or_default().push(entry);
+        }
+    }
+    out
+}
+
 fn table_relaxations(
     base: &Config,
     head: &Config,
@@ -95,6 +131,11 @@ fn table_relaxations(
     now: &TableConfig,
 ) -> Vec<Relaxation> {
     let name = &was.name;
+    let shown = if same_table(&now.name, name) {
+        format!("`{name}`")
+    } else {
+        format!("`{}` (the table of `{name}` at the base)", now.name)
+    };
     // The entries themselves: looking each name up again costs a pass over every table.
     let (b, h) = (base.settings_of(Some(was)), head.settings_of(Some(now)));
     let mut out = Vec::new();
@@ -102,7 +143,7 @@ fn table_relaxations(
         out.push(Relaxation {
             span: Some(span),
             table: Some(name.clone()),
-            message: format!("{message} for `{name}`"),
+            message: format!("{message} for {shown}"),
         })
     };
     // Where the table's entry is involved: it sets the item now, or set it at the base (its
@@ -113,7 +154,7 @@ fn table_relaxations(
         None => None,
     };
     if let (Some(from), Some(to)) = (&was.metadata, &now.metadata)
-        && from != to
+        && place(was) != place(now)
     {
         push(
             now.metadata_span,
@@ -390,6 +431,24 @@ mod tests {
                 ),
             ]
         );
+    }
+
+    #[test]
+    fn a_renamed_entry_is_compared_with_the_base_entry_at_its_place() {
+        let base =
+            "tables:\n  db.orders:\n    metadata: warehouse/db/orders\n    compatibility: full\n";
+        let head = "tables:\n  db.orders_v2:\n    metadata: warehouse/db/orders/\n    compatibility: backward\n";
+        assert_eq!(
+            found(base, head),
+            [(
+                "backward".into(),
+                Some("db.orders".into()),
+                "compatibility no longer requires forward for `db.orders_v2` (the table of `db.orders` at the base)".into()
+            )]
+        );
+        // Renamed with the same settings: nothing is relaxed, nothing is removed.
+        let same = head.replace("backward", "full");
+        assert_eq!(found(base, &same), []);
     }
 
     #[test]

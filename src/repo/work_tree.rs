@@ -21,6 +21,11 @@ impl RepoWorkTree {
         Ok(RepoWorkTree { root })
     }
 
+    /// The root, canonical.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
     /// Where `relative` really is, when that is inside the repository. A path that does not
     /// resolve (missing, or a dangling link) is returned as is: reading it fails on its own.
     pub fn resolve(&self, relative: &Path) -> Result<PathBuf, String> {

@@ -14,7 +14,7 @@ use crate::cli::PolicyArg;
 use crate::failure::{Failure, LocatedError};
 use crate::finding::Finding;
 use crate::judge::Settings;
-use crate::repo::config::Config;
+use crate::repo::config::{Config, TableConfig, place};
 use crate::repo::git::CommitFiles;
 use crate::repo::location::Files;
 use crate::repo::relaxation::relaxations;
@@ -115,14 +115,21 @@ impl Policy {
         self.base.as_ref()
     }
 
-    /// The settings `table` is judged with.
-    pub fn settings_for(&self, head: &Config, table: &str) -> Settings {
-        self.deciding(head).settings_for(table)
+    /// The settings `table` is judged with. Under `--policy base`, the base's entry for the table
+    /// decides: the one of its name, else the one at its place, so a change that renames a
+    /// table's entry (or adds a second name for it) is judged as the table always was.
+    pub fn settings_for(&self, head: &Config, table: &TableConfig) -> Settings {
+        match (&self.base, self.mode) {
+            (Some(base), PolicyArg::Base) => base.settings_of(base.counterpart(table)),
+            _ => head.settings_for(&table.name),
+        }
     }
 
     /// What the base's configuration lists and the change's no longer does, which `--policy base`
     /// keeps: tables (still judged, with the base's entry) and `proposals` globs (files they match
-    /// are still proposals). A configuration of its own, so errors point at the base's file.
+    /// are still proposals). A table whose entry the change renames (another name, the same
+    /// place) is not dropped: it is judged under its new name with the base's entry. A
+    /// configuration of its own, so errors point at the base's file.
     pub fn dropped(&self, head: &Config) -> Option<Config> {
         let base = self
             .base
@@ -130,9 +137,11 @@ impl Policy {
             .filter(|_| self.mode == PolicyArg::Base)?;
         let mut dropped = base.clone();
         let head_tables = head.table_index();
-        dropped
-            .tables
-            .retain(|t| head_tables.table(&t.name).is_none());
+        let head_places = head.by_place();
+        dropped.tables.retain(|t| {
+            let renamed = place(t).is_some_and(|at| head_places.contains_key(&at));
+            head_tables.table(&t.name).is_none() && !renamed
+        });
         let (proposals, spans) = base
             .proposals
             .iter()
