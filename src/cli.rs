@@ -360,6 +360,11 @@ pub struct VerifyArgs {
     #[arg(long, value_name = "N|all", value_parser = parse_rows)]
     pub rows: Option<RowsArg>,
 
+    /// The fieldgate.yaml whose `limits:` bound what is read [default: fieldgate.yaml in the
+    /// current directory, else at the git repository's root; without one, the default limits].
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+
     /// Output format.
     #[arg(long, value_enum, default_value_t = FormatArg::Human)]
     pub format: FormatArg,

@@ -209,3 +209,69 @@ fn sample_verification_reads_within_the_configured_parquet_and_manifest_budgets(
         "{all}"
     );
 }
+
+/// `fieldgate verify` in `dir` with `args`, stdout and stderr together.
+fn verify(dir: &Path, args: &[&str]) -> (Option<i32>, String) {
+    let mut all = vec!["verify", "--metadata", "people", "--sample", "2"];
+    all.extend_from_slice(args);
+    let out = fieldgate_in(dir, &all, &[]);
+    let shown = format!("{}{}", text(&out.stdout), text(&out.stderr));
+    (out.status.code(), shown)
+}
+
+#[test]
+fn verify_reads_within_the_limits_of_the_configuration_it_finds() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path();
+    copy_dir(
+        &root().join("tests/fixtures/verify/people"),
+        &path.join("people"),
+    );
+    // Without a configuration: the defaults, and two files of three rows are read.
+    let (code, shown) = verify(path, &[]);
+    assert_eq!(code, Some(0), "{shown}");
+
+    // The current directory's fieldgate.yaml sets the limits; the error names the limit.
+    fs::write(path.join("fieldgate.yaml"), "limits: {parquet-rows: 4}\n").unwrap();
+    let (code, shown) = verify(path, &[]);
+    assert_eq!(code, Some(2), "{shown}");
+    assert!(
+        shown.contains("more than the 4 rows one run reads"),
+        "{shown}"
+    );
+    assert!(shown.contains("`limits:` in fieldgate.yaml"), "{shown}");
+
+    // Raised there, the same run reads; `--config` names another file.
+    fs::write(path.join("fieldgate.yaml"), "limits: {parquet-rows: 6}\n").unwrap();
+    let (code, shown) = verify(path, &[]);
+    assert_eq!(code, Some(0), "{shown}");
+    fs::write(path.join("tight.yaml"), "limits:\n  manifest-records: 1\n").unwrap();
+    let (code, shown) = verify(path, &["--config", "tight.yaml"]);
+    assert_eq!(code, Some(2), "{shown}");
+    assert!(
+        shown.contains("more than 1 records, the most one run reads"),
+        "{shown}"
+    );
+
+    // In a git repository, from a subdirectory: the root's configuration.
+    git(path, &["init", "-q", "-b", "main"]);
+    fs::write(path.join("fieldgate.yaml"), "limits: {parquet-rows: 4}\n").unwrap();
+    fs::create_dir_all(path.join("sub")).unwrap();
+    let out = fieldgate_in(
+        &path.join("sub"),
+        &["verify", "--metadata", "../people", "--sample", "2"],
+        &[],
+    );
+    let shown = format!("{}{}", text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(2), "{shown}");
+    assert!(
+        shown.contains("more than the 4 rows one run reads"),
+        "{shown}"
+    );
+
+    // A configuration that does not parse is a located error, as for every command.
+    fs::write(path.join("fieldgate.yaml"), "limits: {parquet-rowz: 4}\n").unwrap();
+    let (code, shown) = verify(path, &[]);
+    assert_eq!(code, Some(2), "{shown}");
+    assert!(shown.contains("did you mean `parquet-rows`?"), "{shown}");
+}

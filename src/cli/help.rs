@@ -87,6 +87,9 @@ pub const VERIFY: &str = "Examples:\n  \
      fieldgate verify --metadata warehouse/db/users data/part-00000.parquet\n  \
      fieldgate verify --metadata warehouse/db/users --sample 3 --rows 5\n  \
      fieldgate verify --metadata warehouse/db/users --schema-id 1 --sample 2 --format json\n\n\
+     Limits: what one run reads (Parquet footers, pages, rows and values; manifest records) is\n\
+     bounded; a file past a limit is an error naming the limit. Raise one under `limits:` in\n\
+     fieldgate.yaml (`limits: {parquet-rows: 500000000}`), found as --config says.\n\n\
      Exit codes:\n  \
      0  every file reads correctly under the schema\n  \
      1  a reader would fail on a file or fill a required column with nulls\n  \

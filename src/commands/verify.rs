@@ -1,13 +1,15 @@
 //! `fieldgate verify`: read sample Parquet files as the table would be read by a field-id reader
 //! (its current schema, or `--schema-id`), and report per file and column how each field resolved,
 //! with the rows read (`--rows`). Exit 0 when every file reads correctly, 1 when a reader would
-//! fail or fill a required column, 2 when a file is not readable Parquet at all.
+//! fail or fill a required column, 2 when a file is not readable Parquet at all. What it reads is
+//! bounded by the limits of the `fieldgate.yaml` it finds (else the defaults).
 
 use std::io::Write;
 
 use crate::cli::{FormatArg, RowsArg, VerifyArgs};
 use crate::failure::Failure;
 use crate::session::input::load_table;
+use crate::session::plan::settings::configure_limits;
 use crate::verify::budget::RunBudget;
 use crate::verify::listed::{look_up, manifest_entries};
 use crate::verify::read::{FileReport, Request, Sink, TableView, verify_file};
@@ -18,6 +20,9 @@ use crate::verify::resolve::unreadable;
 use crate::verify::sample::{DataFile, Locator, current_files, local_path, pick, table_dir};
 
 pub fn run(args: &VerifyArgs, out: &mut dyn Write) -> Result<bool, Failure> {
+    let cwd = std::env::current_dir()
+        .map_err(|e| Failure::Message(format!("cannot read the current directory: {e}")))?;
+    configure_limits(args.config.as_deref(), &cwd)?;
     let loaded = load_table(&args.metadata)?;
     let metadata = &loaded.metadata;
     let schema = match args.schema_id {

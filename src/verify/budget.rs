@@ -27,7 +27,8 @@ pub struct RunBudget {
 }
 
 const HELP: &str = "fieldgate bounds what one run reads of Parquet files; a file this large or \
-    this shaped is not read (verify fewer or smaller files)";
+    this shaped is not read (verify fewer or smaller files, or raise the limit under `limits:` in \
+    fieldgate.yaml)";
 
 impl RunBudget {
     pub fn new(limits: ParquetLimits) -> RunBudget {

@@ -9,8 +9,10 @@ use crate::failure::{Failure, LocatedError};
 use crate::frontend::ddl::Dialect;
 use crate::judge::Settings;
 use crate::repo::config::{CONFIG_FILE, Config, ConfigError};
+use crate::repo::git::Repo;
 use crate::rules::{Compatibility, Mapping};
 use crate::session::input::read_source;
+use crate::session::plan::repo_config::repo_config_path;
 
 pub struct Resolved {
     pub config: Option<Config>,
@@ -88,6 +90,20 @@ pub fn resolve_with(
         mapping: args.mapping.as_deref().and_then(Mapping::parse),
         compatibility: args.compatibility.as_deref().and_then(Compatibility::parse),
     }
+}
+
+/// For a command that reads no tables of `fieldgate.yaml` (`verify`): the run's limits from the
+/// configuration `--config` names, else `./fieldgate.yaml`, else the one at the root of the git
+/// repository around `cwd`, as `lint` finds it; the defaults when there is none. A configuration
+/// that does not parse is an error, as in every other command.
+pub fn configure_limits(given: Option<&Path>, cwd: &Path) -> Result<(), Failure> {
+    let root = Repo::discover(cwd).map_or(cwd.to_path_buf(), |git| git.root().to_path_buf());
+    let path = repo_config_path(given, cwd, &root);
+    if given.is_none() && !path.is_file() {
+        return Ok(());
+    }
+    crate::limits::configure(load_config(&path)?.limits);
+    Ok(())
 }
 
 pub fn load_config(path: &Path) -> Result<Config, Failure> {
