@@ -4,25 +4,46 @@
 /// Names longer than this are not typos of anything; comparing them would only cost time.
 const MAX_SUGGESTED_LEN: usize = 256;
 
+/// The most edit-distance cells (one name's length times the other's) one suggestion computes:
+/// every column of a table of 10,000 short names, yet a few milliseconds, so a table of
+/// thousands of long names does not make each unknown name cost most of a second. Past it, the
+/// closest candidate found so far is the suggestion.
+const MAX_CELLS: usize = 4_000_000;
+
 /// The candidate closest to `wanted` by edit distance, if it is close enough to be a typo: at
 /// most a third of the longer name's length apart (and at least one edit allowed).
 pub fn closest<'a>(wanted: &str, candidates: impl Iterator<Item = &'a str>) -> Option<String> {
+    closest_within(wanted, candidates, MAX_CELLS).0
+}
+
+/// [`closest`] computing at most about `budget` cells; also the cells it computed.
+fn closest_within<'a>(
+    wanted: &str,
+    candidates: impl Iterator<Item = &'a str>,
+    budget: usize,
+) -> (Option<String>, usize) {
     if wanted.len() > MAX_SUGGESTED_LEN {
-        return None;
+        return (None, 0);
     }
     let wanted_lower = wanted.to_lowercase();
-    candidates
-        .filter_map(|c| {
-            let allowed = (c.len().max(wanted.len()) / 3).max(1);
-            // The distance is at least the difference in length: skip hopeless candidates early.
-            if c.len().abs_diff(wanted.len()) > allowed {
-                return None;
-            }
-            let distance = edit_distance(&wanted_lower, &c.to_lowercase());
-            (distance <= allowed).then_some((distance, c))
-        })
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, c)| c.to_string())
+    let mut cells = 0;
+    let mut best: Option<(usize, &str)> = None;
+    for c in candidates {
+        if cells >= budget {
+            break;
+        }
+        let allowed = (c.len().max(wanted.len()) / 3).max(1);
+        // The distance is at least the difference in length: skip hopeless candidates early.
+        if c.len().abs_diff(wanted.len()) > allowed {
+            continue;
+        }
+        cells += wanted.len().max(1) * c.len().max(1);
+        let distance = edit_distance(&wanted_lower, &c.to_lowercase());
+        if distance <= allowed && best.is_none_or(|(d, _)| distance < d) {
+            best = Some((distance, c));
+        }
+    }
+    (best.map(|(_, c)| c.to_string()), cells)
 }
 
 fn edit_distance(a: &str, b: &str) -> usize {
@@ -42,7 +63,7 @@ fn edit_distance(a: &str, b: &str) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::closest;
+    use super::{MAX_CELLS, closest, closest_within};
 
     #[test]
     fn suggests_near_misses_only() {
@@ -57,5 +78,20 @@ mod tests {
         );
         assert_eq!(closest("partition", names.into_iter()), None);
         assert_eq!(closest(&"x".repeat(1 << 20), names.into_iter()), None);
+    }
+
+    #[test]
+    fn thousands_of_long_names_cost_a_bounded_search() {
+        let names: Vec<String> = (0..20_000).map(|i| format!("{i:0>250}")).collect();
+        let wanted = format!("{:0>250}", "x");
+        let (_, cells) = closest_within(&wanted, names.iter().map(String::as_str), MAX_CELLS);
+        // Without the budget: 20,000 names of 250 characters, 1.25 billion cells.
+        assert!(cells <= MAX_CELLS + 250 * 250, "{cells}");
+        // A typo early in a long list is still found.
+        let near = format!("{:0>249}7", "");
+        assert_eq!(
+            closest(&near, names.iter().map(String::as_str)),
+            Some(format!("{:0>250}", 7))
+        );
     }
 }
