@@ -75,6 +75,9 @@ pub fn same_layout(a: &TableMetadata, b: &TableMetadata) -> bool {
         && same_by_id(&orders(a), &orders(b))
 }
 
+/// An entry of a list Java indexes by id, with its id.
+type Keyed<T> = (i32, T);
+
 /// Each entry by its id; `None` when an id is listed twice.
 fn unique_index<T>(list: &[(i32, T)]) -> Option<HashMap<i32, &T>> {
     let mut by = HashMap::new();
@@ -153,7 +156,7 @@ fn specs(m: &TableMetadata) -> Vec<(i32, Vec<SpecField>)> {
 /// list of many thousands costs one pass, not one per entry.
 fn by_id<T: PartialEq>(
     what: &str,
-    (expected, committed): (&[(i32, T)], &[(i32, T)]),
+    (expected, committed): (&[Keyed<T>], &[Keyed<T>]),
     columns: &(Columns, Columns),
     describe: impl Fn(&T, &Columns) -> String,
 ) -> Vec<String> {
