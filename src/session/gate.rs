@@ -9,7 +9,6 @@
 //! table with `sample:` has its sample data files (from the working tree) read under the new
 //! schema once its rules pass.
 
-use std::collections::HashMap;
 use std::env;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -35,7 +34,7 @@ use crate::session::input::{
     ReadProposal, describe, parse_metadata, parse_proposal, schema_file_failure,
 };
 use crate::session::live::{Catalogs, drift_finding, trusted_config};
-use crate::session::plan::links::real_paths;
+use crate::session::plan::links::Reached;
 use crate::session::plan::policy::Policy;
 use crate::session::plan::repo_config::{config_failure, load_repo_config};
 use crate::session::plan::routing::{
@@ -77,24 +76,14 @@ pub fn gate(args: &CheckArgs, fail_on: Severity) -> Result<Gated, Failure> {
         .extend(dropped.iter().flat_map(|r| r.tables.iter().cloned()));
 
     let globs = both(&head, dropped.as_ref(), |c| c.proposal_globs(&config_dir))?;
-    let table_paths: Vec<PathBuf> = config
-        .tables
-        .iter()
-        .filter_map(|table| repo_path(&config_dir, table.metadata.as_deref()?).ok())
-        .collect();
     let prefixes: Vec<PathBuf> = globs.iter().map(|g| glob::literal_prefix(g)).collect();
     // A table reached through a link also changes where the link resolves.
-    let real = real_paths(&table_paths, &root, &work_tree, &base_files);
-    let reached: HashMap<&PathBuf, &Vec<PathBuf>> = table_paths.iter().zip(&real).collect();
-    let watched: Vec<PathBuf> = table_paths
-        .iter()
-        .chain(real.iter().flatten())
-        .cloned()
-        .collect();
-    let changed = repo.changed_files(base.commit, &prefixes, &watched)?;
+    let reached = Reached::new(&config, &config_dir, &root, &work_tree, &base_files);
+    let watched = &reached.watched;
+    let changed = repo.changed_files(base.commit, &prefixes, watched)?;
     let proposals: Vec<&PathBuf> = changed
         .iter()
-        .filter(|file| is_proposal(&globs, &watched, file))
+        .filter(|file| is_proposal(&globs, watched, file))
         // A deleted file is listed when it was a table's; as a proposal it proposes nothing.
         .filter(|file| fs::symlink_metadata(root.join(file)).is_ok())
         .collect();
@@ -126,12 +115,7 @@ pub fn gate(args: &CheckArgs, fail_on: Severity) -> Result<Gated, Failure> {
     let mut judged: Vec<(Judgement, Settings)> = Vec::new();
     let mut catalogs = Catalogs::default();
     for ((table, path), items) in config.tables.iter().zip(&locations).zip(&routed) {
-        let real = reached.get(path).map_or(&[][..], |r| r.as_slice());
-        let metadata_changed = changed.iter().any(|file| {
-            file.starts_with(path)
-                || path.starts_with(file)
-                || real.iter().any(|r| file.starts_with(r))
-        });
+        let metadata_changed = reached.touched(&changed, path);
         if items.is_empty() && !metadata_changed {
             continue;
         }

@@ -7,14 +7,56 @@ use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use crate::repo::config::{Config, repo_path};
 use crate::repo::git::CommitFiles;
 use crate::repo::work_tree::RepoWorkTree;
+
+/// The tables' paths and the real paths their links reach.
+pub struct Reached {
+    real: HashMap<PathBuf, Vec<PathBuf>>,
+    /// Every path a table's files are at: the configured ones, then the real ones.
+    pub watched: Vec<PathBuf>,
+}
+
+impl Reached {
+    /// The tables of `config` (in `config_dir`, relative to `root`) whose path is valid.
+    pub fn new(
+        config: &Config,
+        config_dir: &Path,
+        root: &Path,
+        work_tree: &RepoWorkTree,
+        base_files: &CommitFiles<'_>,
+    ) -> Reached {
+        let paths: Vec<PathBuf> = config
+            .tables
+            .iter()
+            .filter_map(|table| repo_path(config_dir, table.metadata.as_deref()?).ok())
+            .collect();
+        let paths = &paths;
+        let real = real_paths(paths, root, work_tree, base_files);
+        let watched = paths.iter().chain(real.iter().flatten()).cloned().collect();
+        Reached {
+            real: paths.iter().cloned().zip(real).collect(),
+            watched,
+        }
+    }
+
+    /// Whether one of `changed` is a file of the table at `path`, or a link on the way to it.
+    pub fn touched(&self, changed: &[PathBuf], path: &Path) -> bool {
+        let real = self.real.get(path).map_or(&[][..], Vec::as_slice);
+        changed.iter().any(|file| {
+            file.starts_with(path)
+                || path.starts_with(file)
+                || real.iter().any(|r| file.starts_with(r))
+        })
+    }
+}
 
 /// For each table path (relative to `root`), the other paths its files really are at: where
 /// its links resolve in the working tree and at the base (a change may have deleted the target,
 /// leaving the working tree's link dangling). Empty for a table reached by no link, which costs
 /// one `lstat` per path and ancestor directory, each directory looked at once.
-pub fn real_paths(
+fn real_paths(
     paths: &[PathBuf],
     root: &Path,
     work_tree: &RepoWorkTree,
