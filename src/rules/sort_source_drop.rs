@@ -52,14 +52,19 @@ impl Rule for SortSourceDrop {
             let related = match set_by {
                 Some(set) => Related::at(
                     set.origin.clone(),
-                    format!("this statement made the order that sorts by `{source_path}` the default"),
+                    format!(
+                        "this statement made the order that sorts by `{source_path}` the default"
+                    ),
                 ),
                 None => Related::in_metadata(
                     MetadataPlace::SortField {
                         order_id: order.order_id,
                         source_id,
                     },
-                    format!("sort order {} sorts by `{source_path}` ({})", order.order_id, field.transform),
+                    format!(
+                        "sort order {} sorts by `{source_path}` ({})",
+                        order.order_id, field.transform
+                    ),
                 ),
             };
             let violation = Violation::at(
@@ -115,7 +120,8 @@ mod tests {
         assert!(!fired(&base, reordered).contains(&"sort-source-drop"));
         let unordered = "ALTER TABLE t WRITE UNORDERED; ALTER TABLE t DROP COLUMN note";
         assert!(!fired(&base, unordered).contains(&"sort-source-drop"));
-        let new_source = "ALTER TABLE t WRITE ORDERED BY comment; ALTER TABLE t DROP COLUMN comment";
+        let new_source =
+            "ALTER TABLE t WRITE ORDERED BY comment; ALTER TABLE t DROP COLUMN comment";
         assert!(fired(&base, new_source).contains(&"sort-source-drop"));
         let after_drop = "ALTER TABLE t DROP COLUMN note; ALTER TABLE t WRITE ORDERED BY comment";
         assert!(fired(&base, after_drop).contains(&"sort-source-drop"));

@@ -22,9 +22,8 @@ mod terms;
 use super::error::{SchemaFileError, SchemaFileErrorKind as Kind, SchemaFileErrors};
 use super::type_string::{Locator, TYPE_HELP, parse_type_string};
 use super::{
-    ColumnRef, DEFAULT_FORMAT_VERSION, FileField, FileList, FileMap, FileType, Mapping,
-    SchemaFile, Stated,
-    node_span, span_of,
+    ColumnRef, DEFAULT_FORMAT_VERSION, FileField, FileList, FileMap, FileType, Mapping, SchemaFile,
+    Stated, node_span, span_of,
 };
 
 const TOP_KEYS: &[&str] = &[
@@ -579,7 +578,6 @@ impl Reader<'_> {
         }
     }
 
-
     fn column_ref(
         &mut self,
         loc: &Locator,
@@ -712,7 +710,6 @@ impl Reader<'_> {
         }
     }
 }
-
 
 /// One id and who uses it, for duplicate reports.
 struct IdUse {

@@ -20,7 +20,11 @@ const TRANSFORM_HELP: &str = "write a column name (identity), or identity(col), 
 
 impl Reader<'_> {
     /// `bucket(16, id)`, `day(ts)`, `identity(region)` or a bare `region`.
-    pub(super) fn partition_term(&mut self, node: &YamlNode, s: &str) -> Option<FilePartitionField> {
+    pub(super) fn partition_term(
+        &mut self,
+        node: &YamlNode,
+        s: &str,
+    ) -> Option<FilePartitionField> {
         let loc = Locator::new(self.text, node, s);
         let invalid = |range: Range<usize>, message: String| {
             SchemaFileError::new(Kind::InvalidValue, loc.at(range), message)
