@@ -867,27 +867,6 @@ impl<'a> Differ<'a> {
         (early, late)
     }
 
-    fn check_format_version(&mut self) {
-        let Some(span) = self.file.stated.format_version else {
-            return;
-        };
-        let (file, table) = (self.file.format_version, self.base.format_version);
-        if file != table {
-            self.problem(
-                ProblemKind::InvalidChange,
-                span,
-                "format-version",
-                None,
-                format!(
-                    "the file says format version {file}, but the table is format version {table}: a format upgrade is not a schema change, and fieldgate does not make it"
-                ),
-                &format!(
-                    "write `format-version: {table}` (or leave it out), and upgrade the table with the engine"
-                ),
-            );
-        }
-    }
-
     /// The partition spec is not a schema: a proposal may restate the table's, not change it.
     fn check_partition(&mut self) {
         let Some(span) = self.file.stated.partition else {

@@ -263,18 +263,9 @@ impl Reader<'_> {
             }),
             None => Vec::new(),
         };
-        let partition = match root.get("partition") {
-            Some(node) => self.strings(node, "`partition`", Reader::partition_term),
-            None => Vec::new(),
-        };
-        let sort_order = match root.get("sort-order") {
-            Some(node) => self.strings(node, "`sort-order`", Reader::sort_term),
-            None => Vec::new(),
-        };
-        let properties = match root.get("properties") {
-            Some(node) => self.properties(node),
-            None => Vec::new(),
-        };
+        let partition = self.terms(root, "partition", Reader::partition_term);
+        let sort_order = self.terms(root, "sort-order", Reader::sort_term);
+        let properties = self.properties(root);
 
         self.check_names(&fields, "the table");
         self.check_ids(&fields, &dropped);

@@ -1,9 +1,10 @@
-//! A schema file's `properties` as a proposal: the property statements that make the table's
-//! properties what the file states. They go first in the file's one statement, so its schema
-//! changes then keep the name mapping it sets current, as they keep the table's own.
+//! A schema file's table-level keys as a proposal: `properties` become the property statements
+//! that make the table's properties what the file states (first in the file's one statement, so
+//! its schema changes then keep the name mapping it sets current, as they keep the table's own);
+//! `format-version` may only restate the table's.
 
 use super::Differ;
-use crate::change::{Change, ChangeKind, Span};
+use crate::change::{Change, ChangeKind, ProblemKind, Span};
 
 impl Differ<'_> {
     /// A `SET TBLPROPERTIES` for each stated property whose value differs from the table's, an
@@ -29,5 +30,26 @@ impl Differ<'_> {
             changes.push(self.change(kind, property.value_span));
         }
         changes
+    }
+
+    pub(super) fn check_format_version(&mut self) {
+        let Some(span) = self.file.stated.format_version else {
+            return;
+        };
+        let (file, table) = (self.file.format_version, self.base.format_version);
+        if file != table {
+            self.problem(
+                ProblemKind::InvalidChange,
+                span,
+                "format-version",
+                None,
+                format!(
+                    "the file says format version {file}, but the table is format version {table}: a format upgrade is not a schema change, and fieldgate does not make it"
+                ),
+                &format!(
+                    "write `format-version: {table}` (or leave it out), and upgrade the table with the engine"
+                ),
+            );
+        }
     }
 }

@@ -22,7 +22,11 @@ const RESERVED: &[(&str, &str)] = &[
 ];
 
 impl Reader<'_> {
-    pub(super) fn properties(&mut self, node: &YamlNode) -> Vec<FileProperty> {
+    /// The file's `properties`, none when it leaves them out.
+    pub(super) fn properties(&mut self, root: &YamlNode) -> Vec<FileProperty> {
+        let Some(node) = root.get("properties") else {
+            return Vec::new();
+        };
         let Some(entries) = node.as_map() else {
             let error = self.wrong_kind(node, "`properties` to be a mapping of names to strings");
             self.push(error);

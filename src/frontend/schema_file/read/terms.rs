@@ -19,6 +19,19 @@ const TRANSFORM_HELP: &str = "write a column name (identity), or identity(col), 
     truncate(W, col), year(col), month(col), day(col), hour(col)";
 
 impl Reader<'_> {
+    /// The terms under `key` (`partition`, `sort-order`), none when the file leaves it out.
+    pub(super) fn terms<T>(
+        &mut self,
+        root: &YamlNode,
+        key: &str,
+        read: impl Fn(&mut Self, &YamlNode, &str) -> Option<T>,
+    ) -> Vec<T> {
+        match root.get(key) {
+            Some(node) => self.strings(node, &format!("`{key}`"), read),
+            None => Vec::new(),
+        }
+    }
+
     /// `bucket(16, id)`, `day(ts)`, `identity(region)` or a bare `region`.
     pub(super) fn partition_term(
         &mut self,
