@@ -46,7 +46,7 @@ impl Rule for SortSourceDrop {
                 continue;
             };
             let message = format!(
-                "`{}` (field id {}) is sorted by in the table's default sort order (order {}, {}): Iceberg refuses to commit metadata whose default sort order has lost a source column (\"Cannot find source column for sort field\"), and writers sorting by it fail",
+                "`{}` (field id {}) is sorted by in the default sort order (order {}, {}): Iceberg refuses to commit metadata whose default sort order has lost a source column (\"Cannot find source column for sort field\"), and writers sorting by it fail",
                 source_path, source_id, order.order_id, field.transform
             );
             let related = match set_by {
