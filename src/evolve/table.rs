@@ -7,7 +7,7 @@ use crate::change::{Applied, AppliedKind, Problem, ProblemKind, PropertyEdit};
 use crate::change::{Change, ChangeKind, PartitionTerm};
 use crate::evolve::partition::{SpecUpdate, commit_spec, describe};
 use crate::evolve::sort;
-use crate::iceberg::metadata::{MAX_FORMAT_VERSION, TableMetadata};
+use crate::iceberg::metadata::{MAX_FORMAT_VERSION, RESERVED_PROPERTIES, TableMetadata};
 use crate::iceberg::name_mapping::{MappedField, NAME_MAPPING_PROPERTY, NameMapping};
 use crate::iceberg::schema::Schema;
 
@@ -161,14 +161,6 @@ fn evolve_spec(
     Ok(Applied::new(kind, None, path, Some(before), Some(after)))
 }
 
-/// Properties Iceberg keeps out of `properties`: they set fields of the metadata itself.
-const RESERVED: &[&str] = &[
-    "format-version",
-    "uuid",
-    "snapshot-count",
-    "current-snapshot-id",
-];
-
 fn set_property(
     metadata: &mut TableMetadata,
     schema: &Schema,
@@ -178,7 +170,7 @@ fn set_property(
     match key {
         "format-version" => return upgrade_format_version(metadata, value),
         NAME_MAPPING_PROPERTY => metadata.name_mapping = Some(mapping_for(schema, value)?),
-        _ if RESERVED.contains(&key) => {
+        _ if RESERVED_PROPERTIES.contains(&key) => {
             return Err(format!(
                 "Table properties should not contain reserved property {key}"
             ));
@@ -195,7 +187,7 @@ fn set_property(
 }
 
 fn unset_property(metadata: &mut TableMetadata, key: &str, if_exists: bool) -> Result<(), String> {
-    if RESERVED.contains(&key) {
+    if RESERVED_PROPERTIES.contains(&key) {
         return Err(format!("Cannot remove reserved property: {key}"));
     }
     let Some(position) = metadata.properties.iter().position(|(k, _)| k == key) else {

@@ -25,6 +25,14 @@ use crate::json::{self, Edits, Node, Style};
 /// The newest format version whose tables we can judge.
 pub const MAX_FORMAT_VERSION: u8 = 3;
 
+/// Properties Iceberg keeps out of `properties`: they set fields of the metadata itself.
+pub const RESERVED_PROPERTIES: &[&str] = &[
+    "format-version",
+    "uuid",
+    "snapshot-count",
+    "current-snapshot-id",
+];
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct TableMetadata {
     pub format_version: u8,

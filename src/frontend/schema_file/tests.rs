@@ -1116,3 +1116,36 @@ fn suggestions_are_typos_not_guesses() {
         Some("format-version")
     );
 }
+
+#[test]
+fn properties_are_strings_or_null_and_reserved_keys_and_bad_mappings_are_located() {
+    let head = "table: t\nfields:\n  - {id: 1, name: id, type: long}\n";
+    let file = parse_ok(&format!(
+        "{head}properties:\n  write.format.default: orc\n  gone: null\n"
+    ));
+    let stated: Vec<(&str, Option<&str>)> = file
+        .properties
+        .iter()
+        .map(|p| (p.key.as_str(), p.value.as_deref()))
+        .collect();
+    assert_eq!(
+        stated,
+        [("write.format.default", Some("orc")), ("gone", None)]
+    );
+    let text = format!(
+        "{head}properties:\n  format-version: '3'\n  n: 12\n  schema.name-mapping.default: '[{{\"names\": 1}}]'\n"
+    );
+    let found = errors(&text, Format::Yaml);
+    let places: Vec<&str> = found.iter().map(|e| at(&text, e.span)).collect();
+    assert_eq!(
+        places,
+        ["format-version", "12", "'[{\"names\": 1}]'"],
+        "{found:#?}"
+    );
+    assert!(
+        found[0]
+            .help
+            .as_deref()
+            .is_some_and(|h| h.contains("top-level"))
+    );
+}

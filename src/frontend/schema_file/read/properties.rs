@@ -4,22 +4,9 @@
 
 use super::{Kind, Reader};
 use crate::frontend::schema_file::{FileProperty, SchemaFileError, node_span, span_of};
+use crate::iceberg::metadata::RESERVED_PROPERTIES;
 use crate::iceberg::name_mapping::{NAME_MAPPING_PROPERTY, NameMapping};
 use crate::yaml::YamlNode;
-
-/// Properties that are not properties: Iceberg keeps them elsewhere in the metadata.
-const RESERVED: &[(&str, &str)] = &[
-    (
-        "format-version",
-        "write the table's format version as the top-level `format-version`",
-    ),
-    ("uuid", "the table's uuid is not a property"),
-    ("snapshot-count", "the snapshot count is not a property"),
-    (
-        "current-snapshot-id",
-        "the current snapshot is not a property",
-    ),
-];
 
 impl Reader<'_> {
     /// The file's `properties`, none when it leaves them out.
@@ -35,14 +22,20 @@ impl Reader<'_> {
         let mut out = Vec::new();
         for entry in entries {
             let key_span = span_of(entry.key_span);
-            if let Some((_, help)) = RESERVED.iter().find(|(k, _)| *k == entry.key) {
+            if RESERVED_PROPERTIES.contains(&entry.key.as_str()) {
+                let help = match entry.key.as_str() {
+                    "format-version" => {
+                        "write the table's format version as the top-level `format-version`"
+                    }
+                    _ => "Iceberg keeps it in the metadata itself, outside `properties`",
+                };
                 self.push(
                     SchemaFileError::new(
                         Kind::InvalidValue,
                         key_span,
                         format!("`{}` is reserved: it is not a table property", entry.key),
                     )
-                    .with_help(*help),
+                    .with_help(help),
                 );
                 continue;
             }
