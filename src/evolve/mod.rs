@@ -23,8 +23,10 @@ mod sort;
 mod table;
 mod update;
 pub use ids::{assign_fresh_schema_ids, field_from_new};
+pub(crate) use partition::describe as describe_spec;
 pub use partition::last_partition_id;
 use schemas::SchemaLog;
+pub(crate) use sort::describe as describe_sort_order;
 use update::Update;
 
 #[derive(Debug, Clone)]

@@ -422,7 +422,7 @@ pub(super) fn commit_spec(metadata: &mut TableMetadata, fields: Vec<PartitionFie
 }
 
 /// A spec as reports show it: `ts_day=day(ts), id_bucket_16=bucket[16](id)`.
-pub(super) fn describe(metadata: &TableMetadata, schema: &Schema) -> String {
+pub(crate) fn describe(metadata: &TableMetadata, schema: &Schema) -> String {
     let Some(spec) = default_spec(metadata).filter(|s| !s.fields.is_empty()) else {
         return "unpartitioned".into();
     };

@@ -81,7 +81,7 @@ fn bind(schema: &Schema, sort: &SortTerm) -> Result<SortField, String> {
 }
 
 /// The default order as reports show it: `id ASC NULLS FIRST, bucket[4](x) DESC NULLS LAST`.
-pub(super) fn describe(metadata: &TableMetadata, schema: &Schema) -> String {
+pub(crate) fn describe(metadata: &TableMetadata, schema: &Schema) -> String {
     let Some(order) = metadata
         .sort_orders
         .iter()
