@@ -53,6 +53,13 @@ impl Settings {
         }
         default
     }
+
+    /// Whether every rule has the same severity under `self` and `other`, without asking each:
+    /// the same overrides, and the same compatibility mode where it moves a default.
+    pub fn same_severities(&self, other: &Settings) -> bool {
+        self.severities == other.severities
+            && self.compatibility.forward == other.compatibility.forward
+    }
 }
 
 pub struct Judged {

@@ -99,19 +99,37 @@ pub fn catalogue() -> Result<&'static [RuleDoc], String> {
 /// A rule's default severity, read from the `severity:` line of its file alone. Every judgement
 /// needs every rule's default, and parsing the whole catalogue (its explanations and examples)
 /// for them cost more than judging a small table; a test checks this reading against the full
-/// parse of every file.
-pub fn default_severity(name: &str) -> Option<Option<Severity>> {
-    let (_, text) = FILES.iter().find(|(file, _)| *file == name)?;
-    text.lines()
-        .find_map(|line| line.strip_prefix("severity:"))
-        .and_then(|value| parse_severity(value.trim()))
+/// parse of every file. The lines are read once per run: `check` asks for every rule's default
+/// for every table's settings, and scanning the files each time was a third of its work.
+pub fn default_severity(name: &str) -> DefaultSeverity {
+    static DEFAULTS: OnceLock<Vec<(&str, DefaultSeverity)>> = OnceLock::new();
+    let defaults = DEFAULTS.get_or_init(|| {
+        FILES
+            .iter()
+            .map(|(file, text)| {
+                let severity = text
+                    .lines()
+                    .find_map(|line| line.strip_prefix("severity:"))
+                    .and_then(|value| parse_severity(value.trim()));
+                (*file, severity)
+            })
+            .collect()
+    });
+    defaults
+        .iter()
+        .find(|(file, _)| *file == name)
+        .and_then(|(_, severity)| *severity)
 }
 
 pub fn doc(name: &str) -> Option<&'static RuleDoc> {
     catalogue().ok()?.iter().find(|d| d.name == name)
 }
 
-pub fn parse_severity(text: &str) -> Option<Option<Severity>> {
+/// A severity as a rule file or `fieldgate.yaml` writes it: `None` when the text is not one,
+/// `Some(None)` for `off`.
+pub type DefaultSeverity = Option<Option<Severity>>;
+
+pub fn parse_severity(text: &str) -> DefaultSeverity {
     match text {
         "error" => Some(Some(Severity::Error)),
         "warning" => Some(Some(Severity::Warning)),
