@@ -231,8 +231,7 @@ fn lake() -> (tempfile::TempDir, PathBuf) {
     let root = dir.path().canonicalize().unwrap();
     common::copy_dir(&common::root().join("examples/lake"), &root);
     common::git(&root, &["init", "-q"]);
-    common::git(&root, &["add", "-A"]);
-    common::git(&root, &["commit", "-q", "-m", "lake"]);
+    common::commit_all(&root, "lake");
     (dir, root)
 }
 
@@ -772,8 +771,7 @@ fn a_dropped_name_is_hovered_with_the_commit_that_dropped_it() {
     args.extend(["--metadata", "warehouse/lake_prod/fact_orders", "--write"]);
     let applied = common::fieldgate_in(&root, &args, &[]);
     assert!(applied.status.success(), "{applied:?}");
-    common::git(&root, &["add", "-A"]);
-    common::git(&root, &["commit", "-q", "-m", "drop legacy_discount_code"]);
+    common::commit_all(&root, "drop legacy_discount_code");
     let commit = common::git(&root, &["rev-parse", "HEAD"]);
 
     let path = root.join("migrations/fact_orders/0003_readd.sql");
