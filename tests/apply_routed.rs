@@ -8,33 +8,21 @@ use std::path::Path;
 use std::process::Output;
 
 mod common;
-use common::{fieldgate_in, root, text};
+use common::{
+    assert_exit, current_field_names as field_names, fieldgate_in, fixture_tables, root, text,
+    write,
+};
 
 const CONFIG: &str = "tables:\n  db.orders:\n    metadata: warehouse/db/orders\n  db.accounts:\n    metadata: warehouse/db/accounts\nproposals:\n  - migrations/**/*.sql\n";
-
-fn write(dir: &Path, path: &str, contents: &str) {
-    let file = dir.join(path);
-    fs::create_dir_all(file.parent().unwrap()).unwrap();
-    fs::write(file, contents).unwrap();
-}
 
 /// A git repository with `fieldgate.yaml` and the orders (v5) and accounts (v2) fixture tables.
 fn lake() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "fieldgate.yaml", CONFIG);
-    for (fixture, to) in [("orders", "db/orders"), ("accounts", "db/accounts")] {
-        let from = root()
-            .join("tests/fixtures/tables")
-            .join(fixture)
-            .join("metadata");
-        for entry in fs::read_dir(&from).unwrap() {
-            let path = entry.unwrap().path();
-            let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            let to = dir.path().join(format!("warehouse/{to}/metadata/{name}"));
-            fs::create_dir_all(to.parent().unwrap()).unwrap();
-            fs::copy(&path, to).unwrap();
-        }
-    }
+    fixture_tables(
+        dir.path(),
+        &[("orders", "db/orders"), ("accounts", "db/accounts")],
+    );
     common::git(dir.path(), &["init", "-q"]);
     dir
 }
@@ -43,6 +31,21 @@ fn apply(dir: &Path, args: &[&str]) -> Output {
     let mut all = vec!["apply"];
     all.extend_from_slice(args);
     fieldgate_in(dir, &all, &[])
+}
+
+/// [`apply`], which must pass (exit 0).
+fn applied(dir: &Path, args: &[&str]) -> Output {
+    let output = apply(dir, args);
+    assert_exit(&output, 0);
+    output
+}
+
+/// [`apply`], which must refuse to run (exit 2); returns its stderr.
+fn refused(dir: &Path, args: &[&str]) -> String {
+    let output = apply(dir, args);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    stderr
 }
 
 fn metadata(dir: &Path, path: &str) -> serde_json::Value {
@@ -55,20 +58,12 @@ fn hint(dir: &Path, table: &str) -> String {
         .unwrap()
 }
 
-fn field_names(metadata: &serde_json::Value) -> Vec<String> {
-    let current = metadata["current-schema-id"].clone();
-    let schema = metadata["schemas"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["schema-id"] == current)
-        .unwrap();
-    schema["fields"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["name"].as_str().unwrap().to_string())
-        .collect()
+/// Whether `table`'s metadata version `version` exists.
+fn has_version(dir: &Path, table: &str, version: u32) -> bool {
+    dir.join(format!(
+        "warehouse/db/{table}/metadata/v{version}.metadata.json"
+    ))
+    .exists()
 }
 
 #[test]
@@ -79,9 +74,8 @@ fn each_statement_goes_to_its_table_and_write_writes_each_touched_table() {
         "migrations/0001_two_tables.sql",
         "ALTER TABLE db.accounts ADD COLUMN tier int;\nALTER TABLE orders ADD COLUMN note string;\n",
     );
-    let output = apply(lake.path(), &["migrations/0001_two_tables.sql", "--write"]);
+    let output = applied(lake.path(), &["migrations/0001_two_tables.sql", "--write"]);
     let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
-    assert_eq!(output.status.code(), Some(0), "{stdout}{stderr}");
     assert!(
         stdout.starts_with("1 proposal file of 1 given; 2 of 2 tables of `fieldgate.yaml` touched"),
         "{stdout}"
@@ -114,8 +108,7 @@ fn each_statement_goes_to_its_table_and_write_writes_each_touched_table() {
         "migrations/0002_accounts.sql",
         "ALTER TABLE db.accounts ADD COLUMN region string;\n",
     );
-    let output = apply(lake.path(), &["migrations/0002_accounts.sql", "--write"]);
-    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    applied(lake.path(), &["migrations/0002_accounts.sql", "--write"]);
     let accounts = metadata(
         lake.path(),
         "warehouse/db/accounts/metadata/v4.metadata.json",
@@ -145,18 +138,8 @@ fn when_one_table_fails_no_table_is_written() {
     let output = apply(lake.path(), &["migrations/0001.sql", "--write"]);
     assert_eq!(output.status.code(), Some(1), "{}", text(&output.stderr));
     assert!(text(&output.stdout).contains("type-narrowing"));
-    assert!(
-        !lake
-            .path()
-            .join("warehouse/db/accounts/metadata/v3.metadata.json")
-            .exists()
-    );
-    assert!(
-        !lake
-            .path()
-            .join("warehouse/db/orders/metadata/v6.metadata.json")
-            .exists()
-    );
+    assert!(!has_version(lake.path(), "accounts", 3));
+    assert!(!has_version(lake.path(), "orders", 6));
     assert_eq!(
         (hint(lake.path(), "accounts"), hint(lake.path(), "orders")),
         ("2".into(), "5".into())
@@ -176,12 +159,10 @@ fn one_output_file_takes_one_table() {
         "migrations/0001.sql",
         "ALTER TABLE db.accounts ADD COLUMN tier int;\nALTER TABLE db.orders ADD COLUMN note string;\n",
     );
-    let output = apply(
+    let stderr = refused(
         lake.path(),
         &["migrations/0001.sql", "-o", "out.metadata.json"],
     );
-    assert_eq!(output.status.code(), Some(2));
-    let stderr = text(&output.stderr);
     assert!(
         stderr.contains("-o OUT writes one table's metadata, and the files touch 2 tables (`db.orders`, `db.accounts`)"),
         "{stderr}"
@@ -194,11 +175,10 @@ fn one_output_file_takes_one_table() {
         "migrations/0002.sql",
         "ALTER TABLE db.accounts ADD COLUMN tier int;\n",
     );
-    let output = apply(
+    applied(
         lake.path(),
         &["migrations/0002.sql", "-o", "out.metadata.json"],
     );
-    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
     assert_eq!(
         metadata(lake.path(), "out.metadata.json")["last-column-id"],
         5
@@ -220,11 +200,10 @@ fn write_creates_a_new_table_where_the_configuration_keeps_it() {
         "migrations/visits/0001_create.sql",
         "CREATE TABLE db.visits (visit_id bigint NOT NULL, page string) USING iceberg;\n",
     );
-    let output = apply(
+    let output = applied(
         lake.path(),
         &["migrations/visits/0001_create.sql", "--write"],
     );
-    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
     let visits = metadata(lake.path(), "warehouse/db/visits/metadata/v1.metadata.json");
     assert_eq!(field_names(&visits), ["visit_id", "page"]);
     let real = fs::canonicalize(lake.path()).unwrap();
@@ -298,12 +277,7 @@ fn what_routed_apply_writes_is_what_check_expects_and_junit_says_what_ran() {
     let lake = tempfile::tempdir().unwrap();
     common::copy_dir(&root().join("examples/lake"), lake.path());
     fs::remove_dir_all(lake.path().join("migrations")).unwrap();
-    let git = |args: &[&str]| common::git(lake.path(), args);
-    git(&["init", "-q"]);
-    git(&["checkout", "-q", "-b", "main"]);
-    git(&["add", "."]);
-    git(&["commit", "-q", "-m", "the lake"]);
-    git(&["checkout", "-q", "-b", "change"]);
+    common::main_and_branch(lake.path(), "the lake", "change");
     let migration = "migrations/dim_users/0001_add_vip_level.sql";
     write(
         lake.path(),
@@ -312,17 +286,9 @@ fn what_routed_apply_writes_is_what_check_expects_and_junit_says_what_ran() {
     );
 
     // apply reads the table's `sample:` from fieldgate.yaml before it writes.
-    let output = apply(lake.path(), &[migration, "--write"]);
-    let stdout = text(&output.stdout);
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{stdout}{}",
-        text(&output.stderr)
-    );
+    let stdout = text(&applied(lake.path(), &[migration, "--write"]).stdout);
     assert!(stdout.contains("  verified "), "{stdout}");
-    git(&["add", "-A"]);
-    git(&["commit", "-q", "-m", "add vip_level"]);
+    common::commit_all(lake.path(), "add vip_level");
 
     let check = |format: &str| {
         fieldgate_in(
@@ -332,13 +298,7 @@ fn what_routed_apply_writes_is_what_check_expects_and_junit_says_what_ran() {
         )
     };
     let output = check("human");
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}{}",
-        text(&output.stdout),
-        text(&output.stderr)
-    );
+    assert_exit(&output, 0);
 
     // check judged metadata-drift and reader-verification: passed cases; live-drift needs
     // --live: skipped, saying who judges it.
@@ -400,11 +360,10 @@ fn a_configuration_named_with_config_routes_and_none_found_says_so() {
         "migrations/0001.sql",
         "ALTER TABLE db.accounts ADD COLUMN tier int;\n",
     );
-    let output = apply(
+    let output = applied(
         lake.path(),
         &["migrations/0001.sql", "--config", "lake.yaml", "--write"],
     );
-    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
     assert!(
         text(&output.stdout).contains("of `lake.yaml` touched"),
         "{}",
@@ -413,17 +372,13 @@ fn a_configuration_named_with_config_routes_and_none_found_says_so() {
     assert_eq!(hint(lake.path(), "accounts"), "3");
 
     // A --config that is not there is named; without one, no fieldgate.yaml is found.
-    let output = apply(
+    let stderr = refused(
         lake.path(),
         &["migrations/0001.sql", "--config", "missing.yaml", "--write"],
     );
-    assert_eq!(output.status.code(), Some(2));
-    let stderr = text(&output.stderr);
     assert!(stderr.contains("no fieldgate.yaml at `"), "{stderr}");
     assert!(stderr.contains("missing.yaml"), "{stderr}");
-    let output = apply(lake.path(), &["migrations/0001.sql", "--write"]);
-    assert_eq!(output.status.code(), Some(2));
-    let stderr = text(&output.stderr);
+    let stderr = refused(lake.path(), &["migrations/0001.sql", "--write"]);
     assert!(
         stderr.contains(
             "no --metadata given, no fieldgate.yaml found (here or at the repository root)"

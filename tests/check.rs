@@ -73,9 +73,7 @@ impl Lake {
     }
 
     fn write(&self, path: &str, contents: &str) {
-        let file = self.path().join(path);
-        fs::create_dir_all(file.parent().unwrap()).unwrap();
-        fs::write(file, contents).unwrap();
+        common::write(self.path(), path, contents);
     }
 
     fn read(&self, path: &str) -> String {
@@ -178,14 +176,7 @@ impl Lake {
     fn apply(&self, table: &str, files: &[&str]) {
         let mut args = vec!["apply", "--write", "--metadata", table];
         args.extend_from_slice(files);
-        let output = self.fieldgate(&args);
-        assert_eq!(
-            output.status.code(),
-            Some(0),
-            "{}{}",
-            text(&output.stdout),
-            text(&output.stderr)
-        );
+        common::assert_exit(&self.fieldgate(&args), 0);
     }
 }
 

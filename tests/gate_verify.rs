@@ -11,7 +11,9 @@ use std::process::Output;
 use serde_json::Value;
 
 mod common;
-use common::{copy_dir, fieldgate_in, git, root, text};
+use common::{
+    commit_all, copy_dir, fieldgate_in, git, main_and_branch, root, sampled_people, text,
+};
 
 fn fieldgate(args: &[&str], dir: &Path) -> Output {
     fieldgate_in(dir, args, &[])
@@ -566,10 +568,7 @@ fn repository(config: &str) -> tempfile::TempDir {
     fs::write(lake.path().join("fieldgate.yaml"), config).unwrap();
     fs::write(lake.path().join(".gitignore"), "data/\n").unwrap();
     fs::remove_dir_all(lake.path().join("migrations")).unwrap();
-    git(lake.path(), &["init", "-q", "-b", "main"]);
-    git(lake.path(), &["add", "-A"]);
-    git(lake.path(), &["commit", "-q", "-m", "tables"]);
-    git(lake.path(), &["checkout", "-q", "-b", "pr"]);
+    main_and_branch(lake.path(), "tables", "pr");
     lake
 }
 
@@ -593,11 +592,7 @@ fn check_verifies_the_sample_of_each_touched_table() {
         lake.path(),
     );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    git(lake.path(), &["add", "-A"]);
-    git(
-        lake.path(),
-        &["commit", "-q", "-m", "vip level, mobile phone"],
-    );
+    commit_all(lake.path(), "vip level, mobile phone");
 
     let summary = lake.path().join("summary.md");
     let out = fieldgate(
@@ -652,8 +647,7 @@ fn check_fails_on_a_change_old_files_cannot_be_read_under() {
         lake.path(),
     );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    git(lake.path(), &["add", "-A"]);
-    git(lake.path(), &["commit", "-q", "-m", "narrow customer_id"]);
+    commit_all(lake.path(), "narrow customer_id");
 
     let reports = tempfile::tempdir().unwrap();
     let summary = reports.path().join("summary.md");
@@ -705,19 +699,8 @@ fn check_fails_on_a_change_old_files_cannot_be_read_under() {
 fn check_samples_a_table_through_its_manifests() {
     let dir = tempfile::tempdir().unwrap();
     let repo = dir.path();
-    copy_dir(
-        &root().join("tests/fixtures/verify/people"),
-        &repo.join("warehouse/db/people"),
-    );
-    fs::write(
-        repo.join("fieldgate.yaml"),
-        "tables:\n  db.people:\n    metadata: warehouse/db/people\n    sample: 2\nproposals:\n  - migrations/*.sql\n",
-    )
-    .unwrap();
-    git(repo, &["init", "-q", "-b", "main"]);
-    git(repo, &["add", "-A"]);
-    git(repo, &["commit", "-q", "-m", "people"]);
-    git(repo, &["checkout", "-q", "-b", "pr"]);
+    sampled_people(repo, "");
+    main_and_branch(repo, "people", "pr");
     fs::create_dir_all(repo.join("migrations")).unwrap();
     fs::write(
         repo.join("migrations/0001_note.sql"),
@@ -736,8 +719,7 @@ fn check_samples_a_table_through_its_manifests() {
     );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(text(&out.stdout).contains("verified 2 data files as schema 3"));
-    git(repo, &["add", "-A"]);
-    git(repo, &["commit", "-q", "-m", "note"]);
+    commit_all(repo, "note");
 
     // A table the change creates has no data files to sample yet: nothing to verify.
     let config = fs::read_to_string(repo.join("fieldgate.yaml")).unwrap();
@@ -901,10 +883,7 @@ fn listed_sample_files_are_looked_up_in_the_manifests() {
         "tables:\n  db.regions:\n    metadata: warehouse/db/regions\n    sample:\n      - warehouse/db/regions/data/us-imported.parquet\n      - warehouse/db/regions/data/eu-pyiceberg.parquet\nproposals:\n  - migrations/*.sql\n",
     )
     .unwrap();
-    git(&repo, &["init", "-q", "-b", "main"]);
-    git(&repo, &["add", "-A"]);
-    git(&repo, &["commit", "-q", "-m", "regions"]);
-    git(&repo, &["checkout", "-q", "-b", "pr"]);
+    main_and_branch(&repo, "regions", "pr");
     fs::create_dir_all(repo.join("migrations")).unwrap();
     fs::copy(
         dir.path().join("add.sql"),
@@ -926,8 +905,7 @@ fn listed_sample_files_are_looked_up_in_the_manifests() {
         &repo.join("migrations"),
     );
     as_in_the_manifests(&files(&out));
-    git(&repo, &["add", "-A"]);
-    git(&repo, &["commit", "-q", "-m", "extra"]);
+    commit_all(&repo, "extra");
     let out = fieldgate(&["check", "--format", "json"], &repo);
     as_in_the_manifests(&files(&out));
 }
@@ -1002,8 +980,7 @@ fn check_reads_no_manifest_outside_the_repository() {
             report["tables"][0]["verification"]["passed"], true,
             "{sample}: apply read the manifest list where the metadata points: {report:#}"
         );
-        git(lake.path(), &["add", "-A"]);
-        git(lake.path(), &["commit", "-q", "-m", "note"]);
+        commit_all(lake.path(), "note");
 
         let out = fieldgate(&["check"], lake.path());
         assert_eq!(

@@ -9,7 +9,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 mod common;
-use common::{copy_dir, fieldgate_in, git, root, text};
+use common::{
+    commit_all, copy_dir, current_field_names as names, fieldgate_in, main_and_branch, root, text,
+};
 
 const MIGRATION: &str = "ALTER TABLE db.orders DROP COLUMN legacy_discount_code;\nALTER TABLE db.orders ADD COLUMN note string;\n";
 
@@ -30,22 +32,6 @@ fn gunzip(path: &Path) -> serde_json::Value {
         .read_to_string(&mut text)
         .unwrap();
     serde_json::from_str(&text).unwrap()
-}
-
-fn names(metadata: &serde_json::Value) -> Vec<String> {
-    let current = &metadata["current-schema-id"];
-    let schema = metadata["schemas"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| &s["schema-id"] == current)
-        .unwrap();
-    schema["fields"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["name"].as_str().unwrap().to_string())
-        .collect()
 }
 
 #[test]
@@ -152,18 +138,14 @@ fn check_reads_gzip_metadata_from_the_base_commit() {
         "tables:\n  db.orders:\n    metadata: orders\nproposals:\n  - migrations/*.sql\n",
     )
     .unwrap();
-    git(repo, &["init", "-q", "-b", "main"]);
-    git(repo, &["add", "-A"]);
-    git(repo, &["commit", "-q", "-m", "base"]);
-    git(repo, &["checkout", "-q", "-b", "pr"]);
+    main_and_branch(repo, "base", "pr");
     fs::create_dir(repo.join("migrations")).unwrap();
     fs::write(
         repo.join("migrations/1.sql"),
         "ALTER TABLE db.orders ALTER COLUMN total_units TYPE bigint;\nALTER TABLE db.orders DROP COLUMN legacy_discount_code;\n",
     )
     .unwrap();
-    git(repo, &["add", "-A"]);
-    git(repo, &["commit", "-q", "-m", "pr"]);
+    commit_all(repo, "pr");
     let out = fieldgate_in(repo, &["check", "--format", "json"], &[]);
     let report = text(&out.stdout);
     // The drop names field id 6 of v2.gz.metadata.json (the hint says 1, which has the same id).

@@ -11,7 +11,10 @@ use std::path::Path;
 use std::process::Output;
 
 mod common;
-use common::{copy_dir, fieldgate_in, git, root, text};
+use common::{
+    assert_exit, commit_all, copy_dir, fieldgate_in, fixture_version, git, main_and_branch, root,
+    sampled_people, text,
+};
 
 const TABLES: [&str; 3] = ["db.a", "db.b", "db.c"];
 
@@ -20,28 +23,17 @@ const TABLES: [&str; 3] = ["db.a", "db.b", "db.c"];
 fn three_tables(limits: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path();
-    git(path, &["init", "-q", "-b", "main"]);
     let mut config = String::from("tables:\n");
     for table in TABLES {
         let name = table.trim_start_matches("db.");
-        let metadata = path.join(format!("warehouse/db/{name}/metadata"));
-        fs::create_dir_all(&metadata).unwrap();
-        let fixture = root().join("tests/fixtures/tables/orders/metadata/v5.metadata.json");
-        fs::copy(fixture, metadata.join("v5.metadata.json")).unwrap();
-        fs::write(metadata.join("version-hint.text"), "5").unwrap();
+        fixture_version(path, "orders", 5, &format!("warehouse/db/{name}"));
         config.push_str(&format!("  {table}:\n    metadata: warehouse/db/{name}\n"));
     }
     config.push_str("proposals:\n  - migrations/*.sql\n");
     config.push_str(limits);
     fs::write(path.join("fieldgate.yaml"), config).unwrap();
-    commit(path, "tables");
-    git(path, &["checkout", "-q", "-b", "pr"]);
+    main_and_branch(path, "tables", "pr");
     dir
-}
-
-fn commit(path: &Path, message: &str) {
-    git(path, &["add", "-A"]);
-    git(path, &["commit", "-q", "-m", message]);
 }
 
 /// A migration adding a column to each of `tables`, applied (`apply --write`, without verifying
@@ -65,7 +57,7 @@ fn migrate(path: &Path, tables: &[&str]) {
         let out = fieldgate_in(path, &args, &[]);
         assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     }
-    commit(path, "note");
+    commit_all(path, "note");
 }
 
 /// `fieldgate check` in `path`, asserting that it wrote nothing and lost nothing.
@@ -91,13 +83,7 @@ fn input_bytes_are_one_budget_for_every_table_of_the_run() {
     let one = three_tables(SIXTEEN_KIB);
     migrate(one.path(), &TABLES[..1]);
     let out = check(one.path(), &[]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}{}",
-        text(&out.stdout),
-        text(&out.stderr)
-    );
+    assert_exit(&out, 0);
 
     // Three tables, each as small, do not.
     let three = three_tables(SIXTEEN_KIB);
@@ -148,7 +134,7 @@ fn a_bad_limits_section_is_a_located_error() {
         "ALTER TABLE db.a ADD COLUMN note string;\n",
     )
     .unwrap();
-    commit(dir.path(), "note");
+    commit_all(dir.path(), "note");
     let out = check(dir.path(), &["--policy", "head"]);
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
@@ -161,23 +147,12 @@ fn a_bad_limits_section_is_a_located_error() {
     assert!(stderr.contains("fieldgate.yaml:"), "{stderr}");
 }
 
-/// The `people` table (two data files of three rows, through its manifests) with `sample: 2`
-/// and `limits`, and a migration on `pr`.
+/// The `people` table sampled with `limits`, and a migration on `pr`.
 fn sampled(limits: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let repo = dir.path();
-    copy_dir(
-        &root().join("tests/fixtures/verify/people"),
-        &repo.join("warehouse/db/people"),
-    );
-    fs::write(
-        repo.join("fieldgate.yaml"),
-        format!("tables:\n  db.people:\n    metadata: warehouse/db/people\n    sample: 2\nproposals:\n  - migrations/*.sql\n{limits}"),
-    )
-    .unwrap();
-    git(repo, &["init", "-q", "-b", "main"]);
-    commit(repo, "people");
-    git(repo, &["checkout", "-q", "-b", "pr"]);
+    sampled_people(repo, limits);
+    main_and_branch(repo, "people", "pr");
     migrate(repo, &["db.people"]);
     dir
 }
@@ -185,13 +160,7 @@ fn sampled(limits: &str) -> tempfile::TempDir {
 #[test]
 fn sample_verification_reads_within_the_configured_parquet_and_manifest_budgets() {
     let out = check(sampled("").path(), &[]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}{}",
-        text(&out.stdout),
-        text(&out.stderr)
-    );
+    assert_exit(&out, 0);
 
     let out = check(sampled("limits: {parquet-rows: 4}\n").path(), &[]);
     let all = format!("{}{}", text(&out.stdout), text(&out.stderr));

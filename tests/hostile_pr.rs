@@ -17,7 +17,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 mod common;
-use common::{git, root, text};
+use common::{commit_all, fixture_version, git, main_and_branch, text};
 
 /// The caps every run is held to: far above what a real check of these repositories needs.
 const WALL: Duration = Duration::from_secs(60);
@@ -80,23 +80,10 @@ fn capped(dir: &Path, args: &[&str]) -> Run {
 fn repo(config: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path();
-    git(path, &["init", "-q", "-b", "main"]);
     fs::write(path.join("fieldgate.yaml"), config).unwrap();
-    let metadata = path.join("warehouse/db/orders/metadata");
-    fs::create_dir_all(&metadata).unwrap();
-    let fixture = root().join("tests/fixtures/tables/orders/metadata");
-    for name in ["v5.metadata.json", "version-hint.text"] {
-        fs::copy(fixture.join(name), metadata.join(name)).unwrap();
-    }
-    fs::write(metadata.join("version-hint.text"), "5\n").unwrap();
-    commit(path, "tables");
-    git(path, &["checkout", "-q", "-b", "pr"]);
+    fixture_version(path, "orders", 5, "warehouse/db/orders");
+    main_and_branch(path, "tables", "pr");
     dir
-}
-
-fn commit(path: &Path, message: &str) {
-    git(path, &["add", "-A"]);
-    git(path, &["commit", "-q", "-m", message]);
 }
 
 const CONFIG: &str = "tables:\n  db.orders:\n    metadata: warehouse/db/orders\nproposals:\n  - migrations/**/*.sql\n";
@@ -201,7 +188,7 @@ fn names_reasons_and_file_names_from_the_pull_request_are_never_live() {
     let file = format!("migrations/{}.sql", PAYLOAD.replace(['/', '\u{0}'], "_"));
     fs::create_dir_all(path.join("migrations")).unwrap();
     fs::write(path.join(&file), migration).unwrap();
-    commit(path, "hostile");
+    commit_all(path, "hostile");
 
     let (run, summary) = check_as_the_action(path);
     assert_eq!(run.code, Some(1), "{}{}", run.stdout, run.stderr);
@@ -249,7 +236,7 @@ fn backtracking_globs_in_the_pull_requests_configuration_finish() {
         "-- nothing\n",
     )
     .unwrap();
-    commit(path, "globs");
+    commit_all(path, "globs");
     let (run, summary) = check_as_the_action(path);
     assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
     assert_no_injected_workflow_command(&run.stdout);
@@ -292,7 +279,7 @@ fn a_table_whose_entry_is_renamed_is_still_judged_as_the_base_judged_it() {
         applied.stdout,
         applied.stderr
     );
-    commit(path, "orders renamed in the gate, and a drop");
+    commit_all(path, "orders renamed in the gate, and a drop");
 
     let judged = |extra: &[&str]| -> serde_json::Value {
         let mut args = vec!["check", "--format", "json"];
@@ -375,14 +362,14 @@ fn a_change_to_the_files_a_tables_link_resolves_to_touches_the_table() {
     git(path, &["checkout", "-q", "main"]);
     fs::create_dir_all(path.join("current")).unwrap();
     std::os::unix::fs::symlink("../warehouse/db/orders", path.join("current/orders")).unwrap();
-    commit(path, "orders through a link");
+    commit_all(path, "orders through a link");
     git(path, &["checkout", "-q", "-B", "pr"]);
     let v5 = path.join("warehouse/db/orders/metadata/v5.metadata.json");
     let text = fs::read_to_string(&v5).unwrap();
     let edited = text.replacen(r#""name":"customer_id""#, r#""name":"client_id""#, 2);
     assert_ne!(edited, text);
     fs::write(&v5, edited).unwrap();
-    commit(path, "renamed by hand, by the real path");
+    commit_all(path, "renamed by hand, by the real path");
     let run = capped(path, &["check", "--format", "json"]);
     assert_eq!(run.code, Some(1), "{}{}", run.stdout, run.stderr);
     assert!(run.stdout.contains("metadata-drift"), "{}", run.stdout);

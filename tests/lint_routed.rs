@@ -3,40 +3,22 @@
 //! holds them all. Tables are the pyiceberg-written fixtures (`tests/fixtures/tables/*`).
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Output;
 
 mod common;
-use common::{fieldgate_in, git, root, text};
+use common::{commit_all, fieldgate_in, fixture_tables, text, write};
 
 const CONFIG: &str = "tables:\n  db.orders:\n    metadata: warehouse/db/orders\n  db.accounts:\n    metadata: warehouse/db/accounts\nproposals:\n  - migrations/**/*.sql\n  - schemas/*.yaml\n";
-
-fn fixtures() -> PathBuf {
-    root().join("tests/fixtures/tables")
-}
-
-fn write(dir: &Path, path: &str, contents: &str) {
-    let file = dir.join(path);
-    fs::create_dir_all(file.parent().unwrap()).unwrap();
-    fs::write(file, contents).unwrap();
-}
 
 /// A repository (a git one when `git`) with `fieldgate.yaml` and two fixture tables, copied whole.
 fn lake(git: bool) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "fieldgate.yaml", CONFIG);
-    for (fixture, to) in [("orders", "db/orders"), ("accounts", "db/accounts")] {
-        let from = fixtures().join(fixture).join("metadata");
-        for entry in fs::read_dir(&from).unwrap() {
-            let path = entry.unwrap().path();
-            let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            write(
-                dir.path(),
-                &format!("warehouse/{to}/metadata/{name}"),
-                &fs::read_to_string(&path).unwrap(),
-            );
-        }
-    }
+    fixture_tables(
+        dir.path(),
+        &[("orders", "db/orders"), ("accounts", "db/accounts")],
+    );
     if git {
         common::git(dir.path(), &["init", "-q"]);
     }
@@ -296,8 +278,7 @@ fn metadata_given_wins_over_the_configuration() {
 #[test]
 fn in_git_a_migration_is_judged_against_the_committed_table_not_its_applied_metadata() {
     let lake = lake(true);
-    git(lake.path(), &["add", "-A"]);
-    git(lake.path(), &["commit", "-q", "-m", "tables"]);
+    commit_all(lake.path(), "tables");
     write(
         lake.path(),
         "migrations/0001_tier.sql",
@@ -394,7 +375,7 @@ fn a_metadata_file_among_the_proposals_names_no_table_and_needs_metadata() {
 fn accounts_elsewhere() -> tempfile::TempDir {
     let outside = tempfile::tempdir().unwrap();
     common::copy_dir(
-        &fixtures().join("accounts/metadata"),
+        &common::root().join("tests/fixtures/tables/accounts/metadata"),
         &outside.path().join("accounts/metadata"),
     );
     outside

@@ -8,72 +8,22 @@ mod common;
 
 use std::fs;
 
-use catalog::{Catalog, TOKEN};
-use common::{fieldgate_in, git, text};
+use catalog::{Catalog, TOKEN, fieldgate, reviewed};
+use common::{assert_exit, fieldgate_in, text};
 
-const ENV: &[(&str, &str)] = &[("LAKE_TOKEN", TOKEN)];
+/// `check --live` against `main`, in JSON.
+const LIVE: [&str; 6] = ["check", "--live", "--base", "main", "--format", "json"];
 
 #[test]
 fn check_live_passes_in_sync_and_finds_a_change_made_outside() {
     let Some(catalog) = Catalog::start(&[]) else {
         return;
     };
-    let repo = tempfile::tempdir().expect("dir");
+    let repo = reviewed(&catalog, "");
     let dir = repo.path();
-    fs::write(
-        dir.join("fieldgate.yaml"),
-        format!(
-            "catalogs:\n  lake:\n    type: rest\n    uri: {}\n    token: ${{LAKE_TOKEN}}\ntables:\n  db.events:\n    catalog: lake\n    metadata: tables/db/events.metadata.json\nproposals:\n  - migrations/*.sql\n",
-            catalog.uri
-        ),
-    )
-    .expect("config");
-    git(dir, &["init", "-q", "-b", "main"]);
-    let pulled = fieldgate_in(dir, &["pull"], ENV);
-    assert_eq!(pulled.status.code(), Some(0), "{}", text(&pulled.stderr));
-    git(dir, &["add", "."]);
-    git(dir, &["commit", "-q", "-m", "pinned copy"]);
 
-    git(dir, &["checkout", "-q", "-b", "feature"]);
-    fs::create_dir_all(dir.join("migrations")).expect("dir");
-    fs::write(
-        dir.join("migrations/001.sql"),
-        "ALTER TABLE db.events ADD COLUMN country string;\n",
-    )
-    .expect("sql");
-    let applied = fieldgate_in(
-        dir,
-        &[
-            "apply",
-            "--write",
-            "--metadata",
-            "tables/db/events.metadata.json",
-            "migrations/001.sql",
-        ],
-        &[],
-    );
-    assert_eq!(
-        applied.status.code(),
-        Some(0),
-        "{}{}",
-        text(&applied.stdout),
-        text(&applied.stderr)
-    );
-    git(dir, &["add", "."]);
-    git(dir, &["commit", "-q", "-m", "add country"]);
-
-    let live = fieldgate_in(
-        dir,
-        &["check", "--live", "--base", "main", "--format", "json"],
-        ENV,
-    );
-    assert_eq!(
-        live.status.code(),
-        Some(0),
-        "{}{}",
-        text(&live.stdout),
-        text(&live.stderr)
-    );
+    let live = fieldgate(dir, &LIVE);
+    assert_exit(&live, 0);
 
     // The change's fieldgate.yaml cannot send the credentials elsewhere: the base's catalog
     // entry is the one reached.
@@ -83,33 +33,13 @@ fn check_live_passes_in_sync_and_finds_a_change_made_outside() {
         config.replace(&catalog.uri, "http://127.0.0.1:9"),
     )
     .expect("write");
-    let elsewhere = fieldgate_in(
-        dir,
-        &["check", "--live", "--base", "main", "--format", "json"],
-        ENV,
-    );
-    assert_eq!(
-        elsewhere.status.code(),
-        Some(0),
-        "{}{}",
-        text(&elsewhere.stdout),
-        text(&elsewhere.stderr)
-    );
+    let elsewhere = fieldgate(dir, &LIVE);
+    assert_exit(&elsewhere, 0);
     fs::write(dir.join("fieldgate.yaml"), &config).expect("restore");
 
     catalog.change("add-column", &["db.events", "added_outside"]);
-    let drift = fieldgate_in(
-        dir,
-        &["check", "--live", "--base", "main", "--format", "json"],
-        ENV,
-    );
-    assert_eq!(
-        drift.status.code(),
-        Some(1),
-        "{}{}",
-        text(&drift.stdout),
-        text(&drift.stderr)
-    );
+    let drift = fieldgate(dir, &LIVE);
+    assert_exit(&drift, 1);
     let stdout = text(&drift.stdout);
     assert!(stdout.contains("live-drift"), "{stdout}");
     assert!(
@@ -119,10 +49,9 @@ fn check_live_passes_in_sync_and_finds_a_change_made_outside() {
     assert!(stdout.contains("fieldgate pull db.events"), "{stdout}");
     assert!(!stdout.contains(TOKEN) && !text(&drift.stderr).contains(TOKEN));
 
-    let github = fieldgate_in(
+    let github = fieldgate(
         dir,
         &["check", "--live", "--base", "main", "--format", "github"],
-        ENV,
     );
     assert!(
         text(&github.stdout).contains("file=fieldgate.yaml,line=8"),
@@ -131,11 +60,5 @@ fn check_live_passes_in_sync_and_finds_a_change_made_outside() {
     );
 
     let offline = fieldgate_in(dir, &["check", "--base", "main"], &[]);
-    assert_eq!(
-        offline.status.code(),
-        Some(0),
-        "{}{}",
-        text(&offline.stdout),
-        text(&offline.stderr)
-    );
+    assert_exit(&offline, 0);
 }

@@ -3,43 +3,30 @@
 //! and the catalog misbehaving: every failure a clear exit 2 with no secret in any output.
 
 mod catalog;
+mod common;
 
 use std::fs;
-use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
-use catalog::{CLIENT_ID, CLIENT_SECRET, Catalog, TOKEN};
-
-fn fieldgate(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_fieldgate"));
-    command.args(args).current_dir(dir).env("NO_COLOR", "1");
-    for (key, value) in env {
-        command.env(key, value);
-    }
-    command.output().expect("fieldgate runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use catalog::{CLIENT_ID, CLIENT_SECRET, Catalog, ENV, EVENTS, TOKEN, TOKEN_AUTH, lake_config};
+use common::{fieldgate_in, text, write};
 
 /// A repository whose fieldgate.yaml puts db.events and legacy.users in the catalog, reaching it
 /// with `auth` (catalog properties).
 fn repo(catalog: &Catalog, auth: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("temp dir");
-    fs::write(
-        dir.path().join("fieldgate.yaml"),
-        format!(
-            "catalogs:\n  lake:\n    type: rest\n    uri: {}\n{auth}tables:\n  db.events:\n    catalog: lake\n    metadata: tables/db/events.metadata.json\n  users:\n    catalog: lake\n    identifier: legacy.users\n    metadata: tables/legacy/users.metadata.json\n",
-            catalog.uri
-        ),
-    )
-    .expect("write config");
+    let users = "  users:\n    catalog: lake\n    identifier: legacy.users\n    metadata: tables/legacy/users.metadata.json\n";
+    let tables = format!("{EVENTS}{users}");
+    write(
+        dir.path(),
+        "fieldgate.yaml",
+        &lake_config(&catalog.uri, auth, &tables),
+    );
     dir
 }
 
-const TOKEN_AUTH: &str = "    token: ${LAKE_TOKEN}\n";
-const ENV: &[(&str, &str)] = &[("LAKE_TOKEN", TOKEN)];
+/// `db.events` with its pinned copy at `e.metadata.json`.
+const EVENTS_AT_E: &str = "  db.events:\n    catalog: lake\n    metadata: e.metadata.json\n";
 
 fn assert_no_secret(output: &Output) {
     let all = format!("{}{}", text(&output.stdout), text(&output.stderr));
@@ -54,7 +41,7 @@ fn pull_writes_the_live_table_and_pull_check_agrees() {
         return;
     };
     let repo = repo(&catalog, TOKEN_AUTH);
-    let pulled = fieldgate(repo.path(), &["pull"], ENV);
+    let pulled = fieldgate_in(repo.path(), &["pull"], ENV);
     assert_eq!(pulled.status.code(), Some(0), "{}", text(&pulled.stderr));
     let stdout = text(&pulled.stdout);
     assert!(
@@ -113,7 +100,7 @@ fn pull_writes_the_live_table_and_pull_check_agrees() {
         "ALTER TABLE db.events ADD COLUMN note string;\n",
     )
     .expect("sql");
-    let linted = fieldgate(
+    let linted = fieldgate_in(
         repo.path(),
         &[
             "lint",
@@ -131,7 +118,7 @@ fn pull_writes_the_live_table_and_pull_check_agrees() {
         text(&linted.stderr)
     );
 
-    let checked = fieldgate(repo.path(), &["pull", "--check"], ENV);
+    let checked = fieldgate_in(repo.path(), &["pull", "--check"], ENV);
     assert_eq!(checked.status.code(), Some(0), "{}", text(&checked.stdout));
     assert!(text(&checked.stdout).contains("db.events: in sync with the catalog"));
     assert_no_secret(&pulled);
@@ -144,16 +131,16 @@ fn an_append_is_no_drift_and_a_schema_change_outside_is() {
     };
     let repo = repo(&catalog, TOKEN_AUTH);
     assert_eq!(
-        fieldgate(repo.path(), &["pull"], ENV).status.code(),
+        fieldgate_in(repo.path(), &["pull"], ENV).status.code(),
         Some(0)
     );
     let path = repo.path().join("tables/db/events.metadata.json");
     let before = fs::read(&path).expect("pinned");
 
     catalog.change("append", &["db.events"]);
-    let checked = fieldgate(repo.path(), &["pull", "--check"], ENV);
+    let checked = fieldgate_in(repo.path(), &["pull", "--check"], ENV);
     assert_eq!(checked.status.code(), Some(0), "{}", text(&checked.stdout));
-    let pulled = fieldgate(repo.path(), &["pull", "db.events"], ENV);
+    let pulled = fieldgate_in(repo.path(), &["pull", "db.events"], ENV);
     assert_eq!(pulled.status.code(), Some(0));
     assert!(
         text(&pulled.stdout).contains("in sync"),
@@ -167,7 +154,7 @@ fn an_append_is_no_drift_and_a_schema_change_outside_is() {
     );
 
     catalog.change("add-column", &["db.events", "added_outside"]);
-    let drift = fieldgate(repo.path(), &["pull", "--check", "--format", "json"], ENV);
+    let drift = fieldgate_in(repo.path(), &["pull", "--check", "--format", "json"], ENV);
     assert_eq!(drift.status.code(), Some(1), "{}", text(&drift.stderr));
     let report: serde_json::Value = serde_json::from_slice(&drift.stdout).expect("json");
     let events = &report["tables"][0];
@@ -181,11 +168,11 @@ fn an_append_is_no_drift_and_a_schema_change_outside_is() {
     assert_eq!(report["tables"][1]["in-sync"], true);
     assert_eq!(fs::read(&path).expect("pinned"), before, "--check wrote");
 
-    let human = fieldgate(repo.path(), &["pull", "--check"], ENV);
+    let human = fieldgate_in(repo.path(), &["pull", "--check"], ENV);
     assert!(text(&human.stdout).contains(
         "error[live-drift] db.events: the pinned copy (tables/db/events.metadata.json) is not the live table"
     ));
-    let updated = fieldgate(repo.path(), &["pull"], ENV);
+    let updated = fieldgate_in(repo.path(), &["pull"], ENV);
     assert_eq!(updated.status.code(), Some(0));
     assert!(
         text(&updated.stdout).contains("db.events: pinned copy updated"),
@@ -194,7 +181,7 @@ fn an_append_is_no_drift_and_a_schema_change_outside_is() {
     );
     assert!(text(&updated.stdout).contains("  - field `added_outside` (id 8) was added, string"));
     assert_eq!(
-        fieldgate(repo.path(), &["pull", "--check"], ENV)
+        fieldgate_in(repo.path(), &["pull", "--check"], ENV)
             .status
             .code(),
         Some(0)
@@ -227,7 +214,7 @@ fn oauth2_client_credentials_get_a_token_and_a_new_one_when_it_expires() {
         "    credential: ${LAKE_ID}:${LAKE_SECRET}\n    scope: catalog\n",
     );
     let env = [("LAKE_ID", CLIENT_ID), ("LAKE_SECRET", CLIENT_SECRET)];
-    let pulled = fieldgate(repo.path(), &["pull"], &env);
+    let pulled = fieldgate_in(repo.path(), &["pull"], &env);
     assert_eq!(pulled.status.code(), Some(0), "{}", text(&pulled.stderr));
     let requests = catalog.requests();
     assert_eq!(
@@ -244,7 +231,7 @@ fn oauth2_client_credentials_get_a_token_and_a_new_one_when_it_expires() {
         }
     }
 
-    let wrong = fieldgate(
+    let wrong = fieldgate_in(
         repo.path(),
         &["pull"],
         &[("LAKE_ID", CLIENT_ID), ("LAKE_SECRET", "wrong-secret-0042")],
@@ -262,7 +249,7 @@ fn a_wrong_token_a_missing_variable_and_a_literal_secret_are_exit_2_without_the_
         return;
     };
     let repo = repo(&catalog, TOKEN_AUTH);
-    let wrong = fieldgate(
+    let wrong = fieldgate_in(
         repo.path(),
         &["pull"],
         &[("LAKE_TOKEN", "wrong-secret-0042")],
@@ -275,7 +262,7 @@ fn a_wrong_token_a_missing_variable_and_a_literal_secret_are_exit_2_without_the_
     );
     assert_no_secret(&wrong);
 
-    let missing = fieldgate(repo.path(), &["pull"], &[]);
+    let missing = fieldgate_in(repo.path(), &["pull"], &[]);
     assert_eq!(missing.status.code(), Some(2));
     assert!(
         text(&missing.stderr)
@@ -283,12 +270,13 @@ fn a_wrong_token_a_missing_variable_and_a_literal_secret_are_exit_2_without_the_
     );
 
     let literal = tempfile::tempdir().expect("dir");
-    fs::write(
-        literal.path().join("fieldgate.yaml"),
-        format!("catalogs:\n  lake:\n    type: rest\n    uri: {}\n    token: {TOKEN}\ntables:\n  db.events:\n    catalog: lake\n    metadata: e.metadata.json\n", catalog.uri),
-    )
-    .expect("write");
-    let refused = fieldgate(literal.path(), &["pull"], &[]);
+    let auth = format!("    token: {TOKEN}\n");
+    write(
+        literal.path(),
+        "fieldgate.yaml",
+        &lake_config(&catalog.uri, &auth, EVENTS_AT_E),
+    );
+    let refused = fieldgate_in(literal.path(), &["pull"], &[]);
     assert_eq!(refused.status.code(), Some(2));
     let stderr = text(&refused.stderr);
     assert!(
@@ -306,18 +294,18 @@ fn unavailable_is_retried_and_failures_are_clear() {
     };
     let repo = repo(&catalog, TOKEN_AUTH);
     catalog.faults(r#"{"load": ["503", "429"]}"#);
-    let retried = fieldgate(repo.path(), &["pull", "db.events"], ENV);
+    let retried = fieldgate_in(repo.path(), &["pull", "db.events"], ENV);
     assert_eq!(retried.status.code(), Some(0), "{}", text(&retried.stderr));
 
     catalog.faults(r#"{"load": ["500"]}"#);
-    let failed = fieldgate(repo.path(), &["pull", "db.events"], ENV);
+    let failed = fieldgate_in(repo.path(), &["pull", "db.events"], ENV);
     assert_eq!(failed.status.code(), Some(2));
     assert!(text(&failed.stderr).contains(
         "table `db.events` of catalog `lake`: the catalog failed (HTTP 500): ServiceUnavailableException: injected 500"
     ), "{}", text(&failed.stderr));
 
     catalog.faults(r#"{"load": ["malformed"]}"#);
-    let malformed = fieldgate(repo.path(), &["pull", "db.events"], ENV);
+    let malformed = fieldgate_in(repo.path(), &["pull", "db.events"], ENV);
     assert_eq!(malformed.status.code(), Some(2));
     assert!(
         text(&malformed.stderr).contains("table `db.events` as catalog `lake` returned it"),
@@ -326,12 +314,13 @@ fn unavailable_is_retried_and_failures_are_clear() {
     );
 
     let missing_table = tempfile::tempdir().expect("dir");
-    fs::write(
-        missing_table.path().join("fieldgate.yaml"),
-        format!("catalogs:\n  lake:\n    type: rest\n    uri: {}\n{TOKEN_AUTH}tables:\n  db.nope:\n    catalog: lake\n    metadata: n.metadata.json\n", catalog.uri),
-    )
-    .expect("write");
-    let absent = fieldgate(missing_table.path(), &["pull"], ENV);
+    let nope = "  db.nope:\n    catalog: lake\n    metadata: n.metadata.json\n";
+    write(
+        missing_table.path(),
+        "fieldgate.yaml",
+        &lake_config(&catalog.uri, TOKEN_AUTH, nope),
+    );
+    let absent = fieldgate_in(missing_table.path(), &["pull"], ENV);
     assert_eq!(absent.status.code(), Some(2));
     assert!(text(&absent.stderr).contains("table `db.nope` of catalog `lake`: the catalog has no such table or namespace (HTTP 404): NoSuchTableException"), "{}", text(&absent.stderr));
     assert_no_secret(&absent);
@@ -346,12 +335,13 @@ fn an_unreachable_catalog_and_a_hanging_one_end_in_exit_2() {
     let closed = listener.local_addr().expect("addr").port();
     drop(listener);
     let dir = tempfile::tempdir().expect("dir");
-    fs::write(
-        dir.path().join("fieldgate.yaml"),
-        format!("catalogs:\n  lake:\n    type: rest\n    uri: http://127.0.0.1:{closed}\n{TOKEN_AUTH}tables:\n  db.events:\n    catalog: lake\n    metadata: e.metadata.json\n"),
-    )
-    .expect("write");
-    let unreachable = fieldgate(dir.path(), &["pull"], ENV);
+    let uri = format!("http://127.0.0.1:{closed}");
+    write(
+        dir.path(),
+        "fieldgate.yaml",
+        &lake_config(&uri, TOKEN_AUTH, EVENTS_AT_E),
+    );
+    let unreachable = fieldgate_in(dir.path(), &["pull"], ENV);
     assert_eq!(unreachable.status.code(), Some(2));
     assert!(
         text(&unreachable.stderr).contains(&format!(
@@ -364,7 +354,7 @@ fn an_unreachable_catalog_and_a_hanging_one_end_in_exit_2() {
     let repo = repo(&catalog, &format!("{TOKEN_AUTH}    timeout-ms: 1500\n"));
     catalog.faults(r#"{"load": ["hang"]}"#);
     let started = std::time::Instant::now();
-    let hung = fieldgate(repo.path(), &["pull", "db.events"], ENV);
+    let hung = fieldgate_in(repo.path(), &["pull", "db.events"], ENV);
     assert_eq!(hung.status.code(), Some(2));
     assert!(started.elapsed() < std::time::Duration::from_secs(20));
     assert!(

@@ -5,49 +5,21 @@
 //! commit whose outcome is unknown.
 
 mod catalog;
+mod common;
 
 use std::fs;
-use std::path::Path;
-use std::process::{Command, Output};
 
-use catalog::{Catalog, TOKEN};
-
-const ENV: &[(&str, &str)] = &[("LAKE_TOKEN", TOKEN)];
-const PINNED: &str = "tables/db/events.metadata.json";
-
-fn fieldgate(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_fieldgate"))
-        .args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .envs(ENV.iter().copied())
-        .output()
-        .expect("fieldgate runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use catalog::{Catalog, EVENTS, PINNED, TOKEN_AUTH, fieldgate, lake_config, pull_into};
+use common::{assert_exit, text, write};
 
 /// A repository with db.events pulled and `migration` applied to its pinned copy.
 fn approved(catalog: &Catalog, migration: &str) -> tempfile::TempDir {
     let repo = tempfile::tempdir().expect("dir");
     let dir = repo.path();
-    fs::write(
-        dir.join("fieldgate.yaml"),
-        format!("catalogs:\n  lake:\n    type: rest\n    uri: {}\n    token: ${{LAKE_TOKEN}}\ntables:\n  db.events:\n    catalog: lake\n    metadata: {PINNED}\n", catalog.uri),
-    )
-    .expect("config");
-    assert_eq!(fieldgate(dir, &["pull"]).status.code(), Some(0));
-    fs::write(dir.join("m.sql"), migration).expect("sql");
+    pull_into(dir, &lake_config(&catalog.uri, TOKEN_AUTH, EVENTS));
+    write(dir, "m.sql", migration);
     let applied = fieldgate(dir, &["apply", "--write", "--metadata", PINNED, "m.sql"]);
-    assert_eq!(
-        applied.status.code(),
-        Some(0),
-        "{}{}",
-        text(&applied.stdout),
-        text(&applied.stderr)
-    );
+    assert_exit(&applied, 0);
     repo
 }
 
@@ -69,13 +41,7 @@ fn push_commits_what_was_approved_and_pyiceberg_reads_it() {
     let before = shown(&catalog);
 
     let dry = fieldgate(repo.path(), &["push", "--dry-run", "--format", "json"]);
-    assert_eq!(
-        dry.status.code(),
-        Some(0),
-        "{}{}",
-        text(&dry.stdout),
-        text(&dry.stderr)
-    );
+    assert_exit(&dry, 0);
     let report: serde_json::Value = serde_json::from_slice(&dry.stdout).expect("json");
     let request = &report["tables"][0]["detail"];
     assert_eq!(report["tables"][0]["status"], "dry-run");
@@ -96,13 +62,7 @@ fn push_commits_what_was_approved_and_pyiceberg_reads_it() {
     assert_eq!(shown(&catalog), before, "a dry run changed the table");
 
     let pushed = fieldgate(repo.path(), &["push"]);
-    assert_eq!(
-        pushed.status.code(),
-        Some(0),
-        "{}{}",
-        text(&pushed.stdout),
-        text(&pushed.stderr)
-    );
+    assert_exit(&pushed, 0);
     assert!(
         text(&pushed.stdout).contains("db.events: committed"),
         "{}",
@@ -143,13 +103,7 @@ fn a_table_changed_since_the_pull_is_refused_and_nothing_changes() {
     // A change made between the pull and the push, seen by push's own LoadTable.
     catalog.change("add-column", &["db.events", "outside"]);
     let refused = fieldgate(repo.path(), &["push"]);
-    assert_eq!(
-        refused.status.code(),
-        Some(1),
-        "{}{}",
-        text(&refused.stdout),
-        text(&refused.stderr)
-    );
+    assert_exit(&refused, 1);
     assert!(
         text(&refused.stdout).contains("is not the live table plus new schemas"),
         "{}",
@@ -168,13 +122,7 @@ fn a_table_changed_since_the_pull_is_refused_and_nothing_changes() {
     let pinned = fs::read(repo.path().join(PINNED)).expect("pinned");
     catalog.faults(r#"{"commit": ["concurrent"]}"#);
     let conflict = fieldgate(repo.path(), &["push"]);
-    assert_eq!(
-        conflict.status.code(),
-        Some(1),
-        "{}{}",
-        text(&conflict.stdout),
-        text(&conflict.stderr)
-    );
+    assert_exit(&conflict, 1);
     let stdout = text(&conflict.stdout);
     assert!(
         stdout.contains("the table changed since it was read (HTTP 409)"),
@@ -201,13 +149,7 @@ fn a_commit_whose_outcome_is_unknown_is_exit_2_and_not_retried() {
     );
     catalog.faults(r#"{"commit": ["500-after-commit"]}"#);
     let unknown = fieldgate(repo.path(), &["push"]);
-    assert_eq!(
-        unknown.status.code(),
-        Some(2),
-        "{}{}",
-        text(&unknown.stdout),
-        text(&unknown.stderr)
-    );
+    assert_exit(&unknown, 2);
     assert!(
         text(&unknown.stderr).contains("whether the commit happened is unknown"),
         "{}",
@@ -222,13 +164,7 @@ fn a_commit_whose_outcome_is_unknown_is_exit_2_and_not_retried() {
     let repo = approved(&catalog, "ALTER TABLE db.events ADD COLUMN later string;\n");
     catalog.faults(r#"{"commit": ["drop-after-commit"]}"#);
     let dropped = fieldgate(repo.path(), &["push"]);
-    assert_eq!(
-        dropped.status.code(),
-        Some(2),
-        "{}{}",
-        text(&dropped.stdout),
-        text(&dropped.stderr)
-    );
+    assert_exit(&dropped, 2);
     assert!(
         text(&dropped.stderr).contains("the commit may or may not have happened"),
         "{}",

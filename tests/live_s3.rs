@@ -7,15 +7,12 @@
 mod catalog;
 mod common;
 
-use std::fs;
-
 use catalog::moto::Moto;
-use catalog::{Catalog, TOKEN, tool};
-use common::{fieldgate_in, git, text};
+use catalog::{Catalog, TOKEN, fieldgate, reviewed, tool};
+use common::text;
 
 const VENDED_KEY: &str = "AKIAVENDED00000001";
 const VENDED_SECRET: &str = "v3nded-s3cret-2c9b41";
-const ENV: &[(&str, &str)] = &[("LAKE_TOKEN", TOKEN)];
 
 #[test]
 fn check_live_samples_the_live_table_from_s3_with_vended_credentials() {
@@ -47,44 +44,11 @@ fn check_live_samples_the_live_table_from_s3_with_vended_credentials() {
     let Some(catalog) = Catalog::start_in(Some("s3://lake/warehouse"), &writer, &vend) else {
         return;
     };
-    let repo = tempfile::tempdir().expect("dir");
+    let repo = reviewed(&catalog, "    sample: 2\n");
     let dir = repo.path();
-    fs::write(
-        dir.join("fieldgate.yaml"),
-        format!(
-            "catalogs:\n  lake:\n    type: rest\n    uri: {}\n    token: ${{LAKE_TOKEN}}\ntables:\n  db.events:\n    catalog: lake\n    metadata: tables/db/events.metadata.json\n    sample: 2\nproposals:\n  - migrations/*.sql\n",
-            catalog.uri
-        ),
-    )
-    .expect("config");
-    git(dir, &["init", "-q", "-b", "main"]);
-    let pulled = fieldgate_in(dir, &["pull"], ENV);
-    assert_eq!(pulled.status.code(), Some(0), "{}", text(&pulled.stderr));
-    git(dir, &["add", "."]);
-    git(dir, &["commit", "-q", "-m", "pinned copy"]);
-
-    git(dir, &["checkout", "-q", "-b", "feature"]);
-    fs::create_dir_all(dir.join("migrations")).expect("dir");
-    fs::write(
-        dir.join("migrations/001.sql"),
-        "ALTER TABLE db.events ADD COLUMN country string;\n",
-    )
-    .expect("sql");
-    let pinned = "tables/db/events.metadata.json";
-    let apply = [
-        "apply",
-        "--write",
-        "--metadata",
-        pinned,
-        "migrations/001.sql",
-    ];
-    let applied = fieldgate_in(dir, &apply, &[]);
-    assert_eq!(applied.status.code(), Some(0), "{}", text(&applied.stderr));
-    git(dir, &["add", "."]);
-    git(dir, &["commit", "-q", "-m", "add country"]);
 
     let check = ["check", "--live", "--base", "main", "--format", "json"];
-    let live = fieldgate_in(dir, &check, ENV);
+    let live = fieldgate(dir, &check);
     let stdout = text(&live.stdout);
     assert_eq!(
         live.status.code(),
@@ -110,7 +74,7 @@ fn check_live_samples_the_live_table_from_s3_with_vended_credentials() {
         endpoint,
         "lake/warehouse/db/events/data",
     ]);
-    let gone = fieldgate_in(dir, &check, ENV);
+    let gone = fieldgate(dir, &check);
     let (stdout, stderr) = (text(&gone.stdout), text(&gone.stderr));
     assert_eq!(gone.status.code(), Some(2), "{stdout}{stderr}");
     assert!(

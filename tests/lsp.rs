@@ -66,9 +66,8 @@ impl Client {
             _cache: cache,
         };
         let params = json!({"capabilities": capabilities, "processId": null});
-        let init = client.request("initialize", params);
-        assert!(init.error.is_none(), "{init:?}");
-        let capabilities = &init.result.unwrap()["capabilities"];
+        let init = client.answer("initialize", params);
+        let capabilities = &init["capabilities"];
         assert_eq!(capabilities["textDocumentSync"]["change"], 2);
         assert_eq!(capabilities["positionEncoding"], "utf-16");
         let triggers = &capabilities["completionProvider"]["triggerCharacters"];
@@ -94,6 +93,20 @@ impl Client {
         let id = RequestId::from(self.next_id);
         self.send(Request::new(id.clone(), method.into(), params).into());
         self.response(id)
+    }
+
+    /// The result of a request the server must answer without an error.
+    fn answer(&mut self, method: &str, params: Value) -> Value {
+        let response = self.request(method, params);
+        assert!(response.error.is_none(), "{method}: {response:?}");
+        response.result.unwrap_or(Value::Null)
+    }
+
+    /// The Markdown of the hover at `position` (`{"line": .., "character": ..}`) in `uri`.
+    fn hover(&mut self, uri: &Url, position: Value) -> String {
+        let at = json!({"textDocument": {"uri": uri}, "position": position});
+        let hover = self.answer("textDocument/hover", at);
+        hover["contents"]["value"].as_str().unwrap().to_string()
     }
 
     fn response(&mut self, id: RequestId) -> Response {
@@ -163,9 +176,7 @@ impl Client {
     /// The labels of the completions at `line`, `character`, and the range the first replaces.
     fn completions(&mut self, uri: &Url, line: u32, character: u32) -> (Vec<String>, Value) {
         let at = json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": character}});
-        let response = self.request("textDocument/completion", at);
-        assert!(response.error.is_none(), "{response:?}");
-        let items = response.result.unwrap_or(Value::Null);
+        let items = self.answer("textDocument/completion", at);
         let items = items.as_array().cloned().unwrap_or_default();
         let labels = items
             .iter()
@@ -191,8 +202,7 @@ impl Client {
     }
 
     fn shutdown(mut self) {
-        let response = self.request("shutdown", Value::Null);
-        assert!(response.error.is_none(), "{response:?}");
+        self.answer("shutdown", Value::Null);
         self.notify("exit", Value::Null);
         assert_eq!(self.exit_code(), 0);
     }
@@ -221,8 +231,7 @@ fn lake() -> (tempfile::TempDir, PathBuf) {
     let root = dir.path().canonicalize().unwrap();
     common::copy_dir(&common::root().join("examples/lake"), &root);
     common::git(&root, &["init", "-q"]);
-    common::git(&root, &["add", "-A"]);
-    common::git(&root, &["commit", "-q", "-m", "lake"]);
+    common::commit_all(&root, "lake");
     (dir, root)
 }
 
@@ -259,21 +268,11 @@ fn a_migration_is_judged_as_typed_and_fixed_by_a_quick_fix() {
     );
 
     // The hover on the diagnostic explains its rule.
-    let at = json!({"textDocument": {"uri": uri}, "position": narrowing.range.start});
-    let hover = client.request("textDocument/hover", at);
-    let value = hover.result.unwrap()["contents"]["value"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let value = client.hover(&uri, json!(narrowing.range.start));
     assert!(value.starts_with("**type-narrowing**"), "{value}");
 
     // A hover on the column: its id and type as the table has them.
-    let column = json!({"textDocument": {"uri": uri}, "position": {"line": 1, "character": 50}});
-    let hover = client.request("textDocument/hover", column);
-    let value = hover.result.unwrap()["contents"]["value"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let value = client.hover(&uri, json!({"line": 1, "character": 50}));
     assert!(
         value.starts_with("**customer_id** · field id 4 · `long` · optional"),
         "{value}"
@@ -287,10 +286,7 @@ fn a_migration_is_judged_as_typed_and_fixed_by_a_quick_fix() {
     let context = json!({"diagnostics": [narrowing]});
     let params =
         json!({"textDocument": {"uri": uri}, "range": narrowing.range, "context": context});
-    let actions = client
-        .request("textDocument/codeAction", params)
-        .result
-        .unwrap();
+    let actions = client.answer("textDocument/codeAction", params);
     let suppress = actions
         .as_array()
         .unwrap()
@@ -391,11 +387,7 @@ fn unsaved_text_is_judged_and_earlier_proposals_come_first() {
         "ALTER TABLE lake_prod.dim_users ADD COLUMNS (status STRING);\n",
     );
     client.diagnostics(&uri, 1);
-    let at = json!({"textDocument": {"uri": uri}, "position": {"line": 0, "character": 48}});
-    let value = client.request("textDocument/hover", at).result.unwrap()["contents"]["value"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let value = client.hover(&uri, json!({"line": 0, "character": 48}));
     assert!(value.starts_with("**status** · dropped from `lake_prod.dim_users` · it had field id 4 (`string`); schema 0 was the last"), "{value}");
     client.shutdown();
 }
@@ -440,9 +432,7 @@ fn hostile_and_odd_input_is_answered() {
     );
     // A hover in a document never opened has no answer but null.
     let nowhere = json!({"textDocument": {"uri": "file:///nowhere.sql"}, "position": {"line": 0, "character": 0}});
-    let answer = client.request("textDocument/hover", nowhere);
-    assert!(answer.error.is_none(), "{answer:?}");
-    assert_eq!(answer.result.unwrap_or(Value::Null), Value::Null);
+    assert_eq!(client.answer("textDocument/hover", nowhere), Value::Null);
 
     // No fieldgate.yaml: nothing to show, nothing broken.
     let outside = tempfile::tempdir().unwrap();
@@ -474,12 +464,7 @@ fn hostile_and_odd_input_is_answered() {
     let big = client.open(&root.join("migrations/fact_orders/0009_huge.sql"), &huge);
     let started = Instant::now();
     let position = json!({"textDocument": {"uri": big}, "position": {"line": 3, "character": 0}});
-    assert!(
-        client
-            .request("textDocument/hover", position)
-            .error
-            .is_none()
-    );
+    client.answer("textDocument/hover", position);
     assert!(
         started.elapsed() < Duration::from_secs(5),
         "{:?}",
@@ -497,7 +482,7 @@ fn exit_codes_follow_the_protocol() {
 
     // After `shutdown` a request is refused; closing the connection then is a clean exit.
     let mut client = Client::start();
-    assert!(client.request("shutdown", Value::Null).error.is_none());
+    client.answer("shutdown", Value::Null);
     let late =
         json!({"textDocument": {"uri": "file:///x.sql"}, "position": {"line": 0, "character": 0}});
     let refused = client.request("textDocument/hover", late);
@@ -660,10 +645,7 @@ fn columns_and_types_are_completed_as_the_statements_before_leave_the_table() {
     let add = "ALTER TABLE lake_prod.dim_users ADD COLUMNS (nickname ";
     client.change(&uri, 5, json!([{"range": line, "text": add}]));
     let at = json!({"textDocument": {"uri": uri}, "position": {"line": 2, "character": 54}});
-    let items = client
-        .request("textDocument/completion", at)
-        .result
-        .unwrap();
+    let items = client.answer("textDocument/completion", at);
     let detail = |label: &str| {
         let item = items
             .as_array()
@@ -789,8 +771,7 @@ fn a_dropped_name_is_hovered_with_the_commit_that_dropped_it() {
     args.extend(["--metadata", "warehouse/lake_prod/fact_orders", "--write"]);
     let applied = common::fieldgate_in(&root, &args, &[]);
     assert!(applied.status.success(), "{applied:?}");
-    common::git(&root, &["add", "-A"]);
-    common::git(&root, &["commit", "-q", "-m", "drop legacy_discount_code"]);
+    common::commit_all(&root, "drop legacy_discount_code");
     let commit = common::git(&root, &["rev-parse", "HEAD"]);
 
     let path = root.join("migrations/fact_orders/0003_readd.sql");
@@ -798,11 +779,7 @@ fn a_dropped_name_is_hovered_with_the_commit_that_dropped_it() {
     let text = "ALTER TABLE lake_prod.fact_orders ADD COLUMNS (legacy_discount_code STRING);\n";
     let uri = client.open(&path, text);
     client.diagnostics(&uri, 1);
-    let at = json!({"textDocument": {"uri": uri}, "position": {"line": 0, "character": 52}});
-    let value = client.request("textDocument/hover", at).result.unwrap()["contents"]["value"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let value = client.hover(&uri, json!({"line": 0, "character": 52}));
     assert!(
         value.starts_with("**legacy_discount_code** · dropped from `lake_prod.fact_orders` · it had field id 6 (`string`)"),
         "{value}"

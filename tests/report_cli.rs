@@ -3,34 +3,9 @@
 //! when stdout is not a terminal, wrapped to `COLUMNS` without splitting a word.
 
 use std::fs;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn fieldgate(args: &[&str], dir: &Path) -> Output {
-    fieldgate_at(args, dir, None)
-}
-
-/// fieldgate at the width `COLUMNS` gives, or (none) the default width.
-fn fieldgate_at(args: &[&str], dir: &Path, columns: Option<&str>) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_fieldgate"));
-    command
-        .args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .env_remove("COLUMNS");
-    if let Some(columns) = columns {
-        command.env("COLUMNS", columns);
-    }
-    command.output().expect("fieldgate runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+mod common;
+use common::{fieldgate_in, root, text};
 
 const DROPS: [&str; 4] = [
     "lint",
@@ -46,7 +21,7 @@ fn every_format_reports_a_failing_proposal_with_exit_1() {
     ] {
         let mut args = DROPS.to_vec();
         args.extend(["--format", format]);
-        let out = fieldgate(&args, &repo());
+        let out = fieldgate_in(&root(), &args, &[]);
         assert_eq!(
             out.status.code(),
             Some(1),
@@ -76,7 +51,8 @@ fn every_format_reports_a_failing_proposal_with_exit_1() {
 #[test]
 fn a_passing_proposal_exits_0_in_every_format() {
     for format in ["github", "sarif", "markdown", "gitlab", "junit"] {
-        let out = fieldgate(
+        let out = fieldgate_in(
+            &root(),
             &[
                 "lint",
                 "examples/lake/migrations/dim_users/0001_add_vip_level.sql",
@@ -86,7 +62,7 @@ fn a_passing_proposal_exits_0_in_every_format() {
                 "--format",
                 format,
             ],
-            &repo(),
+            &[],
         );
         assert_eq!(
             out.status.code(),
@@ -108,7 +84,7 @@ fn a_run_that_cannot_judge_still_gives_machine_formats_a_document() {
     ];
     let mut json = files.to_vec();
     json.extend(["--format", "json"]);
-    let out = fieldgate(&json, &repo());
+    let out = fieldgate_in(&root(), &json, &[]);
     assert_eq!(out.status.code(), Some(2));
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
     assert_eq!(report["passed"], false);
@@ -121,7 +97,7 @@ fn a_run_that_cannot_judge_still_gives_machine_formats_a_document() {
 
     let mut sarif = files.to_vec();
     sarif.extend(["--format", "sarif"]);
-    let out = fieldgate(&sarif, &repo());
+    let out = fieldgate_in(&root(), &sarif, &[]);
     assert_eq!(out.status.code(), Some(2));
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("SARIF on stdout");
     let invocation = &report["runs"][0]["invocations"][0];
@@ -134,7 +110,7 @@ fn a_run_that_cannot_judge_still_gives_machine_formats_a_document() {
     );
 
     // The human format leaves stdout empty: the diagnostics are on stderr.
-    let out = fieldgate(&files, &repo());
+    let out = fieldgate_in(&root(), &files, &[]);
     assert_eq!(out.status.code(), Some(2));
     assert!(out.stdout.is_empty());
 }
@@ -145,7 +121,7 @@ fn github_annotations_escape_percent_newlines_colons_and_commas() {
     let metadata = dir.path().join("events/metadata");
     fs::create_dir_all(&metadata).expect("mkdir");
     for entry in
-        fs::read_dir(repo().join("tests/fixtures/tables/events/metadata")).expect("fixture")
+        fs::read_dir(root().join("tests/fixtures/tables/events/metadata")).expect("fixture")
     {
         let path = entry.expect("entry").path();
         if let Some(name) = path.file_name() {
@@ -155,7 +131,8 @@ fn github_annotations_escape_percent_newlines_colons_and_commas() {
     // A file name and a column name with every character the format must escape.
     let sql = "ALTER TABLE db.events ADD COLUMN `50%, a:b\nc` int;\nALTER TABLE db.events ADD COLUMN `50%, a:b\nc` string;\n";
     fs::write(dir.path().join("50%, a:b.sql"), sql).expect("write");
-    let out = fieldgate(
+    let out = fieldgate_in(
+        dir.path(),
         &[
             "lint",
             "50%, a:b.sql",
@@ -164,7 +141,7 @@ fn github_annotations_escape_percent_newlines_colons_and_commas() {
             "--format",
             "github",
         ],
-        dir.path(),
+        &[],
     );
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
@@ -186,6 +163,11 @@ fn github_annotations_escape_percent_newlines_colons_and_commas() {
     insta::assert_snapshot!("github_escaping", stdout);
 }
 
+/// The environment setting the width to `columns`, or (none) leaving the default width.
+fn width(columns: Option<&str>) -> Vec<(&str, &str)> {
+    columns.map(|c| ("COLUMNS", c)).into_iter().collect()
+}
+
 #[test]
 fn the_human_report_wraps_to_columns_and_never_splits_a_command() {
     let lake = [
@@ -195,7 +177,7 @@ fn the_human_report_wraps_to_columns_and_never_splits_a_command() {
         "examples/lake/warehouse/lake_prod/fact_orders",
     ];
     let widest = |columns: Option<&str>| {
-        let out = fieldgate_at(&lake, &repo(), columns);
+        let out = fieldgate_in(&root(), &lake, &width(columns));
         assert_eq!(out.status.code(), Some(1));
         let report = text(&out.stdout);
         // A help line names Spark's catalog setting: at no width is it cut at its hyphen.
@@ -236,7 +218,7 @@ fn every_line_fieldgate_writes_itself_wraps_too() {
         "-o",
         written.to_str().unwrap(),
     ];
-    let out = fieldgate_at(&apply, &repo(), Some("44"));
+    let out = fieldgate_in(&root(), &apply, &width(Some("44")));
     let report = text(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{report}{}", text(&out.stderr));
     // The suppression line, the changes, the verification and the cache paragraph are all

@@ -315,14 +315,7 @@ pub fn render(tables: &[FoundTable], sql_dirs: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn parse(text: &str) -> Config {
-        Config::parse(Arc::new(SourceFile {
-            name: CONFIG_FILE.into(),
-            text: text.into(),
-        }))
-        .unwrap()
-    }
+    use crate::repo::config::test_config as parse;
 
     #[test]
     fn finds_table_directories_files_and_migrations() {

@@ -590,20 +590,25 @@ fn table_setting(
     }
 }
 
+/// `text` read as the `fieldgate.yaml`, for the tests of every module that reads one.
+#[cfg(test)]
+pub(crate) fn parse_text(text: &str) -> Result<Config, Vec<ConfigError>> {
+    Config::parse(std::sync::Arc::new(crate::change::SourceFile {
+        name: CONFIG_FILE.into(),
+        text: text.into(),
+    }))
+}
+
+/// [`parse_text`] of a configuration the test means to be valid.
+#[cfg(test)]
+pub(crate) fn test_config(text: &str) -> Config {
+    parse_text(text).unwrap()
+}
+
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
     use super::*;
-    use crate::change::SourceFile;
     use crate::finding::Severity;
-
-    fn parse(text: &str) -> Result<Config, Vec<ConfigError>> {
-        Config::parse(Arc::new(SourceFile {
-            name: "fieldgate.yaml".into(),
-            text: text.into(),
-        }))
-    }
 
     fn snippet<'a>(text: &'a str, e: &ConfigError) -> &'a str {
         &text[e.span.offset..e.span.end()]
@@ -612,7 +617,8 @@ mod tests {
     #[test]
     fn the_table_index_finds_what_a_scan_of_every_table_finds() {
         let config =
-            parse("tables:\n  lake.db.users: {}\n  db.Orders: {}\n  staging.users: {}\n").unwrap();
+            parse_text("tables:\n  lake.db.users: {}\n  db.Orders: {}\n  staging.users: {}\n")
+                .unwrap();
         let index = config.table_index();
         for name in [
             "users",
@@ -638,7 +644,7 @@ mod tests {
     #[test]
     fn two_names_of_one_table_are_an_error_and_namesakes_in_other_schemas_are_not() {
         let text = "tables:\n  db.users:\n    metadata: a\n  db2.users:\n    metadata: b\n  USERS:\n    metadata: c\n  cat.db.users:\n    metadata: d\n  orders:\n    metadata: e\n";
-        let errors = parse(text).map(|_| ()).unwrap_err();
+        let errors = parse_text(text).map(|_| ()).unwrap_err();
         let named: Vec<&str> = errors.iter().map(|e| snippet(text, e)).collect();
         assert_eq!(named, vec!["USERS", "cat.db.users"]);
         assert!(errors[1].message.contains("`cat.db.users` and `db.users`"));
@@ -646,7 +652,7 @@ mod tests {
 
     #[test]
     fn reads_the_documented_example() {
-        let config = parse(
+        let config = parse_text(
             "tables:\n  lake_prod.dim_users:\n    metadata: tables/dim_users/metadata.json\n  lake_prod.legacy:\n    metadata: warehouse/legacy.yaml\n    mapping: position\n    rules: {column-rename: off}\nproposals:\n  - migrations/**/*.sql\ndialect: trino\ncompatibility: full-transitive\nrules:\n  column-drop: error\n  name-reuse: {severity: warning}\n",
         )
         .unwrap();
@@ -667,7 +673,7 @@ mod tests {
     #[test]
     fn unknown_keys_rules_and_values_are_located_errors() {
         let text = "tabels: {}\nrules:\n  colum-drop: error\n  column-rename: loud\ntables:\n  t:\n    maping: name\n  T: {}\n";
-        let errors = parse(text).unwrap_err();
+        let errors = parse_text(text).unwrap_err();
         let found: Vec<(&str, Option<&str>)> = errors
             .iter()
             .map(|e| (snippet(text, e), e.help.as_deref()))
@@ -687,7 +693,7 @@ mod tests {
     #[test]
     fn rule_options_are_read_and_validated() {
         let text = "rules:\n  name-reuse: {severity: error, window-days: 30}\n  column-drop: {require-deprecation-days: 14, deprecation-mark: DEPRECATED}\ntables:\n  t:\n    rules:\n      name-reuse: {window-days: 7}\n";
-        let config = parse(text).unwrap();
+        let config = parse_text(text).unwrap();
         let global = config.settings_for("other");
         assert_eq!(global.options.name_reuse_window_days, Some(30));
         assert_eq!(global.options.require_deprecation_days, Some(14));
@@ -698,7 +704,7 @@ mod tests {
         assert_eq!(table.severity("name-reuse"), Some(Severity::Error));
 
         let text = "rules:\n  name-reuse: {window-day: 30}\n  column-drop: {require-deprecation-days: -1}\n  column-rename: {window-days: 3}\n";
-        let errors = parse(text).unwrap_err();
+        let errors = parse_text(text).unwrap_err();
         let found: Vec<(&str, Option<&str>)> = errors
             .iter()
             .map(|e| (snippet(text, e), e.help.as_deref()))
@@ -717,7 +723,7 @@ mod tests {
     fn samples_are_a_count_or_a_list_of_paths() {
         let text =
             "tables:\n  a:\n    sample: 3\n  b:\n    sample: [data/b/*.parquet, data/x.parquet]\n";
-        let config = parse(text).unwrap();
+        let config = parse_text(text).unwrap();
         let a = config.table("a").and_then(|t| t.sample.clone()).unwrap();
         assert_eq!(a.kind, SampleKind::Count(3));
         assert_eq!(
@@ -745,7 +751,7 @@ mod tests {
         assert_eq!(named, ["data/b/*.parquet", "data/x.parquet"]);
 
         let text = "tables:\n  a:\n    sample: 0\n  b:\n    sample: data/x.parquet\n  c:\n    sample: [1, '']\n  d:\n    sample: []\n  e:\n    sampel: 2\n";
-        let errors = parse(text).unwrap_err();
+        let errors = parse_text(text).unwrap_err();
         let found: Vec<(&str, &str)> = errors
             .iter()
             .map(|e| (snippet(text, e), e.message.as_str()))
@@ -773,7 +779,7 @@ mod tests {
     #[test]
     fn metadata_paths_stay_inside_the_repository_and_must_exist() {
         let text = "tables:\n  a:\n    metadata: warehouse/a\n  b:\n    metadata: ../../outside/b\n  c:\n    metadata: /etc/c.metadata.json\n  d:\n    metadata: ./sub/../warehouse/d\n  e: {}\n";
-        let config = parse(text).unwrap();
+        let config = parse_text(text).unwrap();
         let exists = |p: &Path| p == Path::new("conf/warehouse/a");
         let errors = config.locations(Path::new("conf"), &exists).unwrap_err();
         let found: Vec<(&str, &str)> = errors

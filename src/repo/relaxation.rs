@@ -314,18 +314,8 @@ fn severity_name(severity: Option<Severity>) -> &'static str {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
     use super::*;
-    use crate::change::SourceFile;
-
-    fn config(text: &str) -> Config {
-        Config::parse(Arc::new(SourceFile {
-            name: "fieldgate.yaml".into(),
-            text: text.into(),
-        }))
-        .unwrap()
-    }
+    use crate::repo::config::test_config as config;
 
     /// Each relaxation as (the text it points at, its table, its message).
     fn found(base: &str, head: &str) -> Vec<(String, Option<String>, String)> {

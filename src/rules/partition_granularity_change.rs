@@ -3,7 +3,7 @@
 //! `truncate[4]` -> `truncate[8]`). Iceberg allows it, but files already written keep the old
 //! layout until they are rewritten, so the table is planned in two layouts from then on.
 
-use crate::rules::spec_fields::{SpecField, default_fields, spec_change_showing};
+use crate::rules::spec_fields::{SpecField, default_fields, finding, spec_change_showing};
 use crate::rules::{Context, Rule, Violation};
 
 pub struct PartitionGranularityChange;
@@ -50,8 +50,10 @@ impl Rule for PartitionGranularityChange {
             let Some(change) = spec_change_showing(cx, &new.name, &new_term) else {
                 continue;
             };
-            let mut violation = Violation::at(
+            out.push(finding(
                 change,
+                old.name.clone(),
+                None,
                 format!(
                     "partition field `{}` ({}) is replaced by `{}` ({new_term}): files already written keep the old layout (spec {}) until they are rewritten, and Iceberg plans them through the old field, so a filter finer than the old granularity still reads their whole partitions, partition-aligned deletes and overwrites rewrite them row by row, and Spark's storage-partitioned joins need one layout and fall back to a shuffle",
                     old.name,
@@ -60,10 +62,7 @@ impl Rule for PartitionGranularityChange {
                     old.spec_id
                 ),
                 "rewrite the existing files into the new spec after the change (CALL <catalog>.system.rewrite_data_files(table => '<db>.<table>', options => map('rewrite-all', 'true'))), or keep the old granularity; suppress this finding with the reason if the mixed layout is intended".into(),
-            );
-            violation.field = Some(old.name.clone());
-            violation.field_id = None;
-            out.push(violation);
+            ));
         }
         out
     }
@@ -72,50 +71,41 @@ impl Rule for PartitionGranularityChange {
 #[cfg(test)]
 mod tests {
     use crate::frontend::ddl::Dialect;
-    use crate::rules::test_support::{fired, fired_dialect, metadata};
+    use crate::rules::spec_fields::testing::{assert_fires, partitioned};
+    use crate::rules::test_support::fired_dialect;
+
+    const RULE: &str = "partition-granularity-change";
 
     fn table() -> crate::iceberg::metadata::TableMetadata {
-        metadata(
+        partitioned(
             2,
             r#"[{"id":1,"name":"id","required":true,"type":"long"},{"id":2,"name":"ts","required":false,"type":"timestamptz"},{"id":3,"name":"name","required":false,"type":"string"}]"#,
-            r#"[{"spec-id":0,"fields":[{"source-id":2,"field-id":1000,"name":"ts_day","transform":"day"},{"source-id":1,"field-id":1001,"name":"id_bucket_16","transform":"bucket[16]"},{"source-id":3,"field-id":1002,"name":"name_trunc_4","transform":"truncate[4]"}]}]"#,
-            "[]",
+            r#"[{"source-id":2,"field-id":1000,"name":"ts_day","transform":"day"},{"source-id":1,"field-id":1001,"name":"id_bucket_16","transform":"bucket[16]"},{"source-id":3,"field-id":1002,"name":"name_trunc_4","transform":"truncate[4]"}]"#,
         )
     }
 
     #[test]
     fn a_changed_granularity_of_the_same_source_is_found_however_it_is_written() {
-        for sql in [
+        let statements = [
             "ALTER TABLE t REPLACE PARTITION FIELD ts_day WITH hours(ts)",
             "ALTER TABLE t REPLACE PARTITION FIELD days(ts) WITH months(ts) AS ts_month",
             "ALTER TABLE t DROP PARTITION FIELD id_bucket_16; ALTER TABLE t ADD PARTITION FIELD bucket(32, id)",
             "ALTER TABLE t REPLACE PARTITION FIELD name_trunc_4 WITH truncate(8, name)",
-        ] {
-            assert!(
-                fired(&table(), sql).contains(&"partition-granularity-change"),
-                "{sql}"
-            );
-        }
+        ];
+        assert_fires(&table(), RULE, &statements, true);
         let trino = "ALTER TABLE t SET PROPERTIES partitioning = ARRAY['hour(ts)', 'bucket(id, 16)', 'truncate(name, 4)']";
-        assert!(
-            fired_dialect(&table(), trino, Dialect::Trino)
-                .contains(&"partition-granularity-change")
-        );
+        assert!(fired_dialect(&table(), trino, Dialect::Trino).contains(&RULE));
     }
 
     #[test]
     fn other_sources_other_kinds_and_plain_drops_are_not_granularity_changes() {
-        for sql in [
+        let statements = [
             "ALTER TABLE t DROP PARTITION FIELD ts_day",
             "ALTER TABLE t ADD PARTITION FIELD bucket(8, name)",
             "ALTER TABLE t REPLACE PARTITION FIELD id_bucket_16 WITH truncate(10, id)",
             "ALTER TABLE t REPLACE PARTITION FIELD ts_day WITH bucket(8, ts)",
             "ALTER TABLE t REPLACE PARTITION FIELD ts_day WITH days(ts) AS day",
-        ] {
-            assert!(
-                !fired(&table(), sql).contains(&"partition-granularity-change"),
-                "{sql}"
-            );
-        }
+        ];
+        assert_fires(&table(), RULE, &statements, false);
     }
 }

@@ -6,7 +6,7 @@
 use crate::change::Applied;
 use crate::iceberg::schema::FieldInfo;
 use crate::rules::context::describe;
-use crate::rules::spec_fields::{SpecField, all_fields, spec_change_showing};
+use crate::rules::spec_fields::{SpecField, all_fields, finding, spec_change_showing};
 use crate::rules::{Context, Rule, Violation};
 
 pub struct PartitionNameCollision;
@@ -44,8 +44,10 @@ impl Rule for PartitionNameCollision {
             let Some(change) = locate(cx, &field, &column) else {
                 continue;
             };
-            let mut violation = Violation::at(
+            out.push(finding(
                 change,
+                column.path.clone(),
+                Some(column.id),
                 format!(
                     "partition field `{}` ({} in spec {}) is named like column {}, which it does not take its values from: Iceberg Java refuses the commit (\"Cannot create identity partition sourced from different field in schema: {}\"), and Java fails the same way whenever it binds the spec to read a table that a writer which does not check (pyiceberg) committed so",
                     field.name,
@@ -58,10 +60,7 @@ impl Rule for PartitionNameCollision {
                     "give the column another name, or rename the partition field first (ALTER TABLE ... REPLACE PARTITION FIELD {} WITH <same term> AS <new name>)",
                     field.name
                 ),
-            );
-            violation.field = Some(column.path.clone());
-            violation.field_id = Some(column.id);
-            out.push(violation);
+            ));
         }
         out
     }
@@ -81,43 +80,36 @@ fn locate<'a>(cx: &Context<'a>, field: &SpecField, column: &FieldInfo) -> Option
 
 #[cfg(test)]
 mod tests {
-    use crate::rules::test_support::{fired, metadata};
+    use crate::rules::spec_fields::testing::{assert_fires, partitioned};
+
+    const RULE: &str = "partition-name-collision";
 
     fn table() -> crate::iceberg::metadata::TableMetadata {
-        metadata(
+        partitioned(
             2,
             r#"[{"id":1,"name":"id","required":true,"type":"long"},{"id":2,"name":"ts","required":false,"type":"timestamptz"},{"id":3,"name":"region","required":false,"type":"string"}]"#,
-            r#"[{"spec-id":0,"fields":[{"source-id":2,"field-id":1000,"name":"ts_day","transform":"day"},{"source-id":3,"field-id":1001,"name":"region","transform":"identity"}]}]"#,
-            "[]",
+            r#"[{"source-id":2,"field-id":1000,"name":"ts_day","transform":"day"},{"source-id":3,"field-id":1001,"name":"region","transform":"identity"}]"#,
         )
     }
 
     #[test]
     fn a_column_named_like_a_partition_field_of_another_source_collides() {
-        for sql in [
+        let statements = [
             "ALTER TABLE t ADD COLUMN ts_day date",
             "ALTER TABLE t RENAME COLUMN id TO ts_day",
             "ALTER TABLE t RENAME COLUMN region TO area; ALTER TABLE t ADD COLUMN region string",
             "ALTER TABLE t ADD PARTITION FIELD bucket(8, id) AS ts",
-        ] {
-            assert!(
-                fired(&table(), sql).contains(&"partition-name-collision"),
-                "{sql}"
-            );
-        }
+        ];
+        assert_fires(&table(), RULE, &statements, true);
     }
 
     #[test]
     fn a_partition_field_named_like_its_own_source_does_not() {
-        for sql in [
+        let statements = [
             "ALTER TABLE t ADD COLUMN day date",
             "ALTER TABLE t ADD PARTITION FIELD bucket(8, id) AS id",
             "ALTER TABLE t RENAME COLUMN region TO area",
-        ] {
-            assert!(
-                !fired(&table(), sql).contains(&"partition-name-collision"),
-                "{sql}"
-            );
-        }
+        ];
+        assert_fires(&table(), RULE, &statements, false);
     }
 }

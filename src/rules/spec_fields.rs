@@ -1,13 +1,14 @@
 //! What the partition rules compare: the default spec's fields before and after a proposal, with
 //! their ids (v1 specs leave them implied by position), and the statement that made a spec change,
-//! for locating a finding.
+//! for locating a finding; the finding itself, about the field it names; and, for the rules'
+//! tests, their one-spec tables and fired-or-not tables of statements.
 
 use crate::change::{Applied, AppliedKind};
 use crate::iceberg::metadata::TableMetadata;
 use crate::iceberg::partition::PARTITION_DATA_ID_START;
 use crate::iceberg::schema::Schema;
 use crate::iceberg::types::FieldId;
-use crate::rules::Context;
+use crate::rules::{Context, Violation};
 
 /// One field of a partition spec, with its id resolved.
 #[derive(Debug, Clone, PartialEq)]
@@ -92,6 +93,44 @@ pub fn spec_change_showing<'a>(cx: &Context<'a>, name: &str, term: &str) -> Opti
         .clone()
         .find(|a| shows(&a.to) && !shows(&a.from))
         .or_else(|| updates.next_back())
+}
+
+/// A partition rule's finding at `change`, about `field`: a column's path with its `field_id`,
+/// or a partition field's name, which has none in the schema.
+pub fn finding(
+    change: &Applied,
+    field: String,
+    field_id: Option<FieldId>,
+    message: String,
+    help: String,
+) -> Violation {
+    Violation {
+        field: Some(field),
+        field_id,
+        ..Violation::at(change, message, help)
+    }
+}
+
+/// What the partition rules' tests share: a table with one spec, and a check over statements.
+#[cfg(test)]
+pub mod testing {
+    use crate::iceberg::metadata::TableMetadata;
+    use crate::rules::test_support::{fired, metadata};
+
+    /// A table of format `version` with the schema `fields` and one spec (id 0) of
+    /// `spec_fields`, both as JSON arrays, and no sort order.
+    pub fn partitioned(version: u8, fields: &str, spec_fields: &str) -> TableMetadata {
+        let specs = format!(r#"[{{"spec-id":0,"fields":{spec_fields}}}]"#);
+        metadata(version, fields, &specs, "[]")
+    }
+
+    /// Asserts that `rule` fires on `table` for each of `statements` when `fires`, and for
+    /// none of them otherwise.
+    pub fn assert_fires(table: &TableMetadata, rule: &str, statements: &[&str], fires: bool) {
+        for sql in statements {
+            assert_eq!(fired(table, sql).contains(&rule), fires, "{rule}: {sql}");
+        }
+    }
 }
 
 #[cfg(test)]

@@ -2,7 +2,10 @@
 //! pyiceberg's SqlCatalog on sqlite) started on 127.0.0.1 with port 0 and killed on drop, over a
 //! lake pyiceberg writes into a temporary directory (`catalog_tool.py make`). The Python is the
 //! venv `.ci/run` builds from `tests/interop/requirements.txt`; without it a test fails under
-//! `CI=true` and is skipped, loudly, elsewhere.
+//! `CI=true` and is skipped, loudly, elsewhere. Beside it, the repositories the live tests
+//! start from: a `fieldgate.yaml` with the catalog as `lake`, `db.events` pulled into it, and a
+//! branch whose migration is applied to the pinned copy. A test crate using this module also
+//! declares `mod common`.
 #![allow(dead_code)]
 
 pub mod moto;
@@ -13,12 +16,69 @@ use std::process::{Child, Command, Output, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
+use crate::common::{assert_exit, commit_all, fieldgate_in, git, root, text, write};
+
 pub const TOKEN: &str = "tok-9f2c41d7e0";
 pub const CLIENT_ID: &str = "fieldgate-ci";
 pub const CLIENT_SECRET: &str = "cl13nt-s3cret-77aa";
 
-pub fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+/// The catalog properties that reach it with the bearer token in `LAKE_TOKEN`, and the
+/// environment that sets it.
+pub const TOKEN_AUTH: &str = "    token: ${LAKE_TOKEN}\n";
+pub const ENV: &[(&str, &str)] = &[("LAKE_TOKEN", TOKEN)];
+
+/// Where the repositories keep `db.events`'s pinned copy, and the table's entry pointing there.
+pub const PINNED: &str = "tables/db/events.metadata.json";
+pub const EVENTS: &str =
+    "  db.events:\n    catalog: lake\n    metadata: tables/db/events.metadata.json\n";
+
+/// A `fieldgate.yaml` whose catalog `lake` is at `uri`, reached with `auth` (its properties),
+/// and whose `tables:` are `tables` (with anything that follows them).
+pub fn lake_config(uri: &str, auth: &str, tables: &str) -> String {
+    format!("catalogs:\n  lake:\n    type: rest\n    uri: {uri}\n{auth}tables:\n{tables}")
+}
+
+/// fieldgate in `dir` with [`ENV`].
+pub fn fieldgate(dir: &Path, args: &[&str]) -> Output {
+    fieldgate_in(dir, args, ENV)
+}
+
+/// Writes `config` as `dir`'s `fieldgate.yaml` and pulls its tables (`fieldgate pull`, which
+/// must pass).
+pub fn pull_into(dir: &Path, config: &str) {
+    write(dir, "fieldgate.yaml", config);
+    let pulled = fieldgate(dir, &["pull"]);
+    assert_eq!(pulled.status.code(), Some(0), "{}", text(&pulled.stderr));
+}
+
+/// A git repository with `db.events` (its entry ending in `entry_more`, under
+/// `migrations/*.sql` proposals) pulled and committed on `main`, and on the `feature` branch a
+/// migration adding `country`, applied to the pinned copy (`apply --write`) and committed.
+pub fn reviewed(catalog: &Catalog, entry_more: &str) -> tempfile::TempDir {
+    let repo = tempfile::tempdir().expect("dir");
+    let dir = repo.path();
+    let tables = format!("{EVENTS}{entry_more}proposals:\n  - migrations/*.sql\n");
+    git(dir, &["init", "-q", "-b", "main"]);
+    pull_into(dir, &lake_config(&catalog.uri, TOKEN_AUTH, &tables));
+    commit_all(dir, "pinned copy");
+
+    git(dir, &["checkout", "-q", "-b", "feature"]);
+    write(
+        dir,
+        "migrations/001.sql",
+        "ALTER TABLE db.events ADD COLUMN country string;\n",
+    );
+    let apply = [
+        "apply",
+        "--write",
+        "--metadata",
+        PINNED,
+        "migrations/001.sql",
+    ];
+    let applied = fieldgate_in(dir, &apply, &[]);
+    assert_exit(&applied, 0);
+    commit_all(dir, "add country");
+    repo
 }
 
 /// The venv's Python, or `None` (after saying so) when it is missing outside CI.

@@ -1,6 +1,7 @@
-//! What several integration tests share: running the binary as CI runs it, and git, reading
-//! their output, copying a directory tree, and the one-schema table the property tests start
-//! from.
+//! What several integration tests share: running the binary as CI runs it, and git (a base
+//! branch and a branch under review), reading their output, writing and copying files (the
+//! fixture tables among them), the current schema's names of a metadata file, and the
+//! one-schema table the property tests start from.
 //!
 //! Each test file is its own crate and compiles this module whole, using only a part of it, so
 //! the items one crate leaves unused are not dead: another test uses each of them.
@@ -41,6 +42,17 @@ pub fn fieldgate_in(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
     command.output().expect("fieldgate runs")
 }
 
+/// Asserts that `output` exited with `code`, showing its stdout and stderr when it did not.
+pub fn assert_exit(output: &Output, code: i32) {
+    assert_eq!(
+        output.status.code(),
+        Some(code),
+        "{}{}",
+        text(&output.stdout),
+        text(&output.stderr)
+    );
+}
+
 /// Runs git in `dir` as `Test <test@example.com>`, unsigned; it must succeed. Returns its output.
 pub fn git(dir: &Path, args: &[&str]) -> String {
     let output = Command::new("git")
@@ -59,6 +71,84 @@ pub fn git(dir: &Path, args: &[&str]) -> String {
         text(&output.stderr)
     );
     text(&output.stdout)
+}
+
+/// Commits everything in `dir` (`git add -A`) as `message`.
+pub fn commit_all(dir: &Path, message: &str) {
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-q", "-m", message]);
+}
+
+/// Makes `dir` a repository whose `main` holds everything in it now, committed as `message`,
+/// with the new branch `branch` checked out (the pull request's side).
+pub fn main_and_branch(dir: &Path, message: &str, branch: &str) {
+    git(dir, &["init", "-q", "-b", "main"]);
+    commit_all(dir, message);
+    git(dir, &["checkout", "-q", "-b", branch]);
+}
+
+/// Writes `contents` to `path` under `dir`, making the directories on the way.
+pub fn write(dir: &Path, path: &str, contents: &str) {
+    let file = dir.join(path);
+    fs::create_dir_all(file.parent().unwrap()).unwrap();
+    fs::write(file, contents).unwrap();
+}
+
+/// Copies each fixture table's `metadata` directory (`tests/fixtures/tables/FIXTURE`) whole
+/// to `warehouse/TO/metadata` under `dir`: `(FIXTURE, TO)` pairs.
+pub fn fixture_tables(dir: &Path, tables: &[(&str, &str)]) {
+    for (fixture, to) in tables {
+        copy_dir(
+            &root()
+                .join("tests/fixtures/tables")
+                .join(fixture)
+                .join("metadata"),
+            &dir.join(format!("warehouse/{to}/metadata")),
+        );
+    }
+}
+
+/// The fixture table's metadata version `version` alone (pyiceberg's file, byte for byte) in
+/// the Hadoop layout at `to` under `dir`, with the version hint at it.
+pub fn fixture_version(dir: &Path, fixture: &str, version: u32, to: &str) {
+    let name = format!("v{version}.metadata.json");
+    let from = root()
+        .join("tests/fixtures/tables")
+        .join(fixture)
+        .join("metadata");
+    let metadata = dir.join(to).join("metadata");
+    fs::create_dir_all(&metadata).unwrap();
+    fs::copy(from.join(&name), metadata.join(&name)).unwrap();
+    fs::write(metadata.join("version-hint.text"), format!("{version}\n")).unwrap();
+}
+
+/// The `people` table of `tests/fixtures/verify` (two data files of three rows, reached
+/// through its manifests) at `warehouse/db/people` under `dir`, and a `fieldgate.yaml` that
+/// samples two of its data files, with `more` after its `proposals`.
+pub fn sampled_people(dir: &Path, more: &str) {
+    copy_dir(
+        &root().join("tests/fixtures/verify/people"),
+        &dir.join("warehouse/db/people"),
+    );
+    let config = "tables:\n  db.people:\n    metadata: warehouse/db/people\n    sample: 2\nproposals:\n  - migrations/*.sql\n";
+    fs::write(dir.join("fieldgate.yaml"), format!("{config}{more}")).unwrap();
+}
+
+/// The top-level field names of a metadata file's current schema, in order.
+pub fn current_field_names(metadata: &serde_json::Value) -> Vec<String> {
+    let current = &metadata["current-schema-id"];
+    let schema = metadata["schemas"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| &s["schema-id"] == current)
+        .unwrap();
+    schema["fields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["name"].as_str().unwrap().to_string())
+        .collect()
 }
 
 /// Copies the tree at `from` to `to`, files byte for byte.

@@ -58,19 +58,8 @@ impl Config {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
     use super::place;
-    use crate::change::SourceFile;
-    use crate::repo::config::Config;
-
-    fn config(text: &str) -> Config {
-        Config::parse(Arc::new(SourceFile {
-            name: "fieldgate.yaml".into(),
-            text: text.into(),
-        }))
-        .unwrap()
-    }
+    use crate::repo::config::test_config as config;
 
     #[test]
     fn spellings_of_one_table_share_a_place() {
