@@ -116,6 +116,45 @@ fn the_human_report_names_the_configuration_and_the_touched_tables() {
 }
 
 #[test]
+fn quoted_and_use_qualified_names_go_to_the_table_their_parts_name() {
+    let lake = lake(false);
+    write(
+        lake.path(),
+        "migrations/0001_quoted.sql",
+        "USE `db`;\nALTER TABLE `orders` ALTER COLUMN customer_id TYPE int;\nALTER TABLE `db`.`accounts` ADD COLUMN tier int;\n",
+    );
+    let output = lint(
+        lake.path(),
+        &["migrations/0001_quoted.sql", "--format", "json"],
+    );
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output.stderr));
+    let report = json(&output);
+    assert_eq!(tables(&report), ["db.orders", "db.accounts"]);
+    assert!(
+        findings(&report).contains(&("db.orders".into(), "type-narrowing".into())),
+        "{report}"
+    );
+}
+
+#[test]
+fn a_quoted_name_holding_a_dot_is_one_part_and_not_the_table() {
+    let lake = lake(false);
+    // Spark reads `db.orders` as one identifier: a table of that name in the current namespace.
+    write(
+        lake.path(),
+        "migrations/0001.sql",
+        "ALTER TABLE `db.orders` ADD COLUMN a int;\n",
+    );
+    let output = lint(lake.path(), &["migrations/0001.sql"]);
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output.stderr));
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains("is not a table of fieldgate.yaml"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn a_schema_file_is_routed_by_its_table_key() {
     let lake = lake(false);
     write(

@@ -16,11 +16,14 @@ use crate::suggest::closest;
 use crate::yaml::{self, YamlNode};
 
 mod limits;
+mod names;
 mod place;
 mod rule_settings;
 mod sample;
 
 pub use limits::named as named_limits;
+use names::last_segment;
+pub use names::same_table;
 pub use place::place;
 pub use rule_settings::{RuleOption, RuleSetting};
 pub use sample::{Sample, SampleKind};
@@ -359,20 +362,6 @@ impl<'c> TableIndex<'c> {
             .first()
             .and_then(|&p| self.tables.get(p))
     }
-}
-
-fn last_segment(name: &str) -> String {
-    name.rsplit('.')
-        .next()
-        .unwrap_or_default()
-        .to_ascii_lowercase()
-}
-
-/// Two spellings name the same table when they are equal ignoring case, or one is a qualified
-/// form of the other (`db.users` and `users`).
-pub fn same_table(a: &str, b: &str) -> bool {
-    let (a, b) = (a.to_ascii_lowercase(), b.to_ascii_lowercase());
-    a == b || a.ends_with(&format!(".{b}")) || b.ends_with(&format!(".{a}"))
 }
 
 fn to_span(span: yaml::Span) -> Span {
