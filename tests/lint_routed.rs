@@ -311,7 +311,37 @@ fn metadata_given_wins_over_the_configuration() {
         ],
     );
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
-    assert_eq!(tables(&json(&output)), ["accounts"]);
+    // The metadata is fieldgate.yaml's `db.accounts`: the run judges it under that name.
+    assert_eq!(tables(&json(&output)), ["db.accounts"]);
+}
+
+#[test]
+fn a_statement_for_another_table_than_the_configured_metadata_is_refused() {
+    let lake = lake(false);
+    write(
+        lake.path(),
+        "elsewhere/tier.sql",
+        "ALTER TABLE db.orders ADD COLUMN tier int;\n",
+    );
+    // warehouse/db/accounts is fieldgate.yaml's db.accounts, whatever the statement names.
+    for metadata in [
+        "warehouse/db/accounts",
+        "./warehouse/db/../db/accounts/",
+        "warehouse/db/accounts/metadata/v1.metadata.json",
+    ] {
+        let output = lint(lake.path(), &["elsewhere/tier.sql", "--metadata", metadata]);
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{metadata}: {}",
+            text(&output.stderr)
+        );
+        let stderr = text(&output.stderr);
+        assert!(
+            stderr.contains("this statement is for `db.orders`, but this run judges `db.accounts`"),
+            "{metadata}: {stderr}"
+        );
+    }
 }
 
 #[test]

@@ -71,8 +71,10 @@ pub fn judge(args: &ProposalArgs, location: String, now_ms: i64) -> Result<Judge
         dialect(resolved.dialect),
         base.as_ref().map(|b| &b.metadata),
     )?;
+    // Without `--table`, a `--metadata` that is a table of `fieldgate.yaml` names the table.
+    let configured = || Some(resolved.table_at(args.metadata.as_deref()?)?.to_string());
     let target = Target {
-        table: args.table.clone(),
+        table: args.table.clone().or_else(configured),
         base,
         source: source.as_ref().map(|s| s as &dyn TableSource),
     };
@@ -202,7 +204,7 @@ fn other_tables(
                 span,
                 format!("this {what} is for `{named}`, but this run judges `{table}`"),
                 Some(
-                    "judge one table per run: put each table's migrations in files of their own"
+                    "judge one table per run: put each table's migrations in files of their own, and give --metadata that table's metadata"
                         .into(),
                 ),
             ));

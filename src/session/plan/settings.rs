@@ -1,6 +1,7 @@
 //! Merging what the user typed with `fieldgate.yaml` into the settings each table is judged with.
 //! Flags win over the table's entry, which wins over the file's globals.
 
+use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::change::Source;
@@ -8,7 +9,7 @@ use crate::cli::{DialectArg, ProposalArgs};
 use crate::failure::{Failure, LocatedError};
 use crate::frontend::ddl::Dialect;
 use crate::judge::Settings;
-use crate::repo::config::{CONFIG_FILE, Config, ConfigError};
+use crate::repo::config::{CONFIG_FILE, Config, ConfigError, place};
 use crate::repo::git::Repo;
 use crate::rules::{Compatibility, Mapping};
 use crate::session::input::read_source;
@@ -40,6 +41,30 @@ impl Resolved {
             settings.mapping = mapping;
         }
         settings
+    }
+
+    /// The table of `fieldgate.yaml` whose metadata `metadata` (a `--metadata` path) is, so a
+    /// statement naming another table is refused instead of judged against the wrong table.
+    pub fn table_at(&self, metadata: &Path) -> Option<&str> {
+        let config = self.config.as_ref()?;
+        let dir = self
+            .config_path
+            .as_deref()?
+            .parent()
+            .unwrap_or(Path::new(""));
+        let given = table_dir(metadata)?;
+        let last = given.file_name()?.to_str()?;
+        config
+            .tables
+            .iter()
+            // The entry's own spelling first: a resolved path is only worth a lookup for an
+            // entry whose table directory has the given one's name.
+            .filter(|t| place(t).is_some_and(|at| at.rsplit('/').next() == Some(last)))
+            .find(|t| {
+                let path = t.metadata.as_deref().map(|m| dir.join(m));
+                path.and_then(|p| table_dir(&p)).as_ref() == Some(&given)
+            })
+            .map(|t| t.name.as_str())
     }
 
     pub fn settings_for(&self, table: &str) -> Settings {
@@ -104,6 +129,19 @@ pub fn configure_limits(given: Option<&Path>, cwd: &Path) -> Result<(), Failure>
     }
     crate::limits::configure(load_config(&path)?.limits);
     Ok(())
+}
+
+/// The table directory a metadata path stands for, resolved: a metadata file in a table's
+/// `metadata/` directory stands for the table, as `fieldgate.yaml`'s entries are read.
+fn table_dir(path: &Path) -> Option<PathBuf> {
+    let real = fs::canonicalize(path).ok()?;
+    let parent = real.parent();
+    let in_metadata_dir =
+        real.is_file() && parent.and_then(Path::file_name) == Some("metadata".as_ref());
+    match parent.and_then(Path::parent) {
+        Some(table) if in_metadata_dir => Some(table.to_path_buf()),
+        _ => Some(real),
+    }
 }
 
 pub fn load_config(path: &Path) -> Result<Config, Failure> {
