@@ -1819,3 +1819,97 @@ fn a_migration_moved_to_another_place_is_judged_again() {
         "{found:?}"
     );
 }
+
+/// The migration-edit findings: (severity, message, the text they point at).
+fn edit_findings(report: &serde_json::Value, lake: &Lake) -> Vec<(String, String, String)> {
+    report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["rule"] == "migration-edit")
+        .map(|d| {
+            let location = &d["location"];
+            let pointed = match (location["file"].as_str(), location["offset"].as_u64()) {
+                (Some(file), Some(offset)) => {
+                    let text = fs::read_to_string(lake.path().join(file)).unwrap();
+                    let len = location["length"].as_u64().unwrap_or(0);
+                    text[offset as usize..(offset + len) as usize].to_string()
+                }
+                _ => "<nowhere>".to_string(),
+            };
+            (
+                d["severity"].as_str().unwrap().to_string(),
+                d["message"].as_str().unwrap().to_string(),
+                pointed,
+            )
+        })
+        .collect()
+}
+
+/// The lake with `migrations/0001_vip.sql` merged (and applied) on main, a `pr` branch on top.
+fn lake_with_merged_migration(config: &str) -> Lake {
+    let lake = Lake::new();
+    lake.write("fieldgate.yaml", config);
+    lake.table("orders", "warehouse/db/orders", 5);
+    lake.table("events", "warehouse/db/events", 9);
+    lake.table("accounts", "warehouse/db/accounts", 2);
+    lake.commit("tables", 10, "Ada");
+    lake.add_vip_level("warehouse/db/events");
+    lake.commit("vip", 5, "Ada");
+    lake.git(&["checkout", "-q", "-b", "pr"]);
+    lake
+}
+
+#[test]
+fn a_merged_migration_edited_is_a_migration_edit_at_its_first_changed_line() {
+    let lake = lake_with_merged_migration(CONFIG);
+    lake.write(
+        "migrations/0001_vip.sql",
+        "ALTER TABLE db.events ADD COLUMN vip_tier int;\n",
+    );
+    lake.commit("edit the merged migration", 0, "Mallory");
+    let (code, report) = lake.check_json();
+    assert_eq!(code, Some(1), "{report:#}");
+    let found = edit_findings(&report, &lake);
+    assert_eq!(found.len(), 1, "{report:#}");
+    assert_eq!(found[0].0, "error");
+    assert!(
+        found[0].1.contains("`migrations/0001_vip.sql` is a migration the base already holds, and this change edits it"),
+        "{found:?}"
+    );
+    assert_eq!(found[0].2, "ALTER TABLE db.events ADD COLUMN vip_tier int;");
+}
+
+#[test]
+fn a_merged_migration_deleted_is_a_migration_edit() {
+    let lake = lake_with_merged_migration(CONFIG);
+    lake.git(&["rm", "-q", "migrations/0001_vip.sql"]);
+    lake.commit("delete the merged migration", 0, "Mallory");
+    let (code, report) = lake.check_json();
+    assert_eq!(code, Some(1), "{report:#}");
+    let found = edit_findings(&report, &lake);
+    assert_eq!(found.len(), 1, "{report:#}");
+    assert!(found[0].1.contains("this change deletes it"), "{found:?}");
+}
+
+#[test]
+fn a_new_migration_beside_merged_ones_is_no_edit_and_the_base_can_turn_the_rule_off() {
+    let lake = lake_with_merged_migration(CONFIG);
+    lake.write(
+        "migrations/0002_tier.sql",
+        "ALTER TABLE db.events ADD COLUMN tier int;\n",
+    );
+    lake.apply("warehouse/db/events", &["migrations/0002_tier.sql"]);
+    lake.commit("a new migration", 0, "Ada");
+    let (code, report) = lake.check_json();
+    assert_eq!(code, Some(0), "{report:#}");
+    assert!(edit_findings(&report, &lake).is_empty(), "{report:#}");
+
+    // Off in the base's fieldgate.yaml (the deciding one): an edit is not reported.
+    let off = format!("{CONFIG}rules:\n  migration-edit: off\n");
+    let lake = lake_with_merged_migration(&off);
+    lake.git(&["rm", "-q", "migrations/0001_vip.sql"]);
+    lake.commit("squash", 0, "Ada");
+    let (_, report) = lake.check_json();
+    assert!(edit_findings(&report, &lake).is_empty(), "{report:#}");
+}

@@ -58,6 +58,7 @@ pub const FILES: &[(&str, &str)] = catalogue_files![
     "legacy-type-change",
     "live-drift",
     "metadata-drift",
+    "migration-edit",
     "missing-doc",
     "name-mapped-rename",
     "name-mapping-change",

@@ -134,6 +134,7 @@ pub fn registry() -> &'static [&'static dyn Rule] {
         &legacy_type_change::LegacyTypeChange,
         &JudgedElsewhere("live-drift"),
         &JudgedElsewhere("metadata-drift"),
+        &JudgedElsewhere("migration-edit"),
         &missing_doc::MissingDoc,
         &name_mapped_rename::NameMappedRename,
         &name_mapping_change::NameMappingChange,

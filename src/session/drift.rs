@@ -229,6 +229,41 @@ pub fn after_failing_rules(mut drift: Finding, others: &[Finding]) -> Finding {
     drift
 }
 
+/// How to bring metadata that holds the first `applied` statements up to date: apply the rest
+/// when they start a file, else start again from the base's metadata.
+pub(super) fn stale_help(
+    alters: &[&Statement],
+    applied: usize,
+    path: &str,
+    apply: &str,
+    restore: &str,
+) -> String {
+    let rest = statement_files(&alters[applied..]);
+    let on_file_boundary =
+        applied == 0 || alters[applied - 1].source.name != alters[applied].source.name;
+    if on_file_boundary {
+        format!(
+            "apply the rest: run `fieldgate apply --write --metadata {path} {}` and commit the metadata it writes",
+            rest.join(" ")
+        )
+    } else {
+        format!(
+            "restore the base's metadata (`{restore}`), run `{apply}` and commit the metadata it writes"
+        )
+    }
+}
+
+/// The distinct files of `statements`, in order, as reports name them.
+fn statement_files(statements: &[&Statement]) -> Vec<String> {
+    let mut files: Vec<String> = Vec::new();
+    for statement in statements {
+        if !files.contains(&statement.source.name) {
+            files.push(statement.source.name.clone());
+        }
+    }
+    files
+}
+
 #[cfg(test)]
 mod tests {
     use super::after_failing_rules;

@@ -29,11 +29,12 @@ use crate::repo::git::{Base, Repo};
 use crate::repo::glob;
 use crate::repo::location::{Files, LocateError, first_metadata_file, locate_in};
 use crate::repo::work_tree::RepoWorkTree;
-use crate::session::drift::{self, Drift};
+use crate::session::drift::{self, Drift, stale_help};
 use crate::session::input::{
     ReadProposal, describe, parse_metadata, parse_proposal, schema_file_failure,
 };
 use crate::session::live::{Catalogs, drift_finding, trusted_config};
+use crate::session::plan::edits::{RULE as EDIT_RULE, edited_migrations};
 use crate::session::plan::links::Reached;
 use crate::session::plan::policy::Policy;
 use crate::session::plan::repo_config::{config_failure, load_repo_config};
@@ -49,7 +50,7 @@ use crate::session::verification;
 pub struct Gated {
     /// Each touched table's judgement, with the settings it was judged by.
     pub judged: Vec<(Judgement, Settings)>,
-    /// Findings about the configuration rather than a table (`policy-relaxation`).
+    /// Findings about the change rather than a table (`policy-relaxation`, `migration-edit`).
     pub policy: Vec<Finding>,
     /// The human report's first lines: the base, the proposals, the tables touched.
     pub header: String,
@@ -81,24 +82,25 @@ pub fn gate(args: &CheckArgs, fail_on: Severity) -> Result<Gated, Failure> {
     let reached = Reached::new(&config, &config_dir, &root, &work_tree, &base_files);
     let watched = &reached.watched;
     let changed = repo.changed_files(base.commit, &prefixes, watched)?;
-    let proposals: Vec<&PathBuf> = changed
+    let mut proposals: Vec<&PathBuf> = changed
         .iter()
         .filter(|file| is_proposal(&globs, watched, file))
-        // A deleted file is listed when it was a table's; as a proposal it proposes nothing.
-        .filter(|file| fs::symlink_metadata(root.join(file)).is_ok())
         .collect();
+    let edits = edited_migrations(
+        &proposals,
+        &root,
+        &base_files,
+        |file| Ok(work_tree.resolve(file)?),
+        policy.change_severity(&head, EDIT_RULE),
+    )?;
+    // A deleted file is listed when it was a table's or a migration; it proposes nothing.
+    proposals.retain(|file| fs::symlink_metadata(root.join(file)).is_ok());
     let dialect = config.dialect.unwrap_or(Dialect::Spark);
     let parsed = parse_all(&proposals, dialect, |file| Ok(work_tree.resolve(file)?))?;
     let routed = route(&config, parsed)?;
     // A table this change creates may have no metadata anywhere yet: its metadata-drift finding
     // says how to write it, which helps more than a configuration error.
-    let created: Vec<PathBuf> = config
-        .tables
-        .iter()
-        .zip(&routed)
-        .filter(|(_, items)| items.first().is_some_and(Item::may_create))
-        .filter_map(|(table, _)| repo_path(&config_dir, table.metadata.as_deref()?).ok())
-        .collect();
+    let created = created_paths(&config, &routed, &config_dir);
     // The working tree first: a stat, where a path lookup in the base commit parses every tree
     // on the way, and a directory of 10,000 tables is one large tree.
     let exists = |path: &Path| {
@@ -149,10 +151,21 @@ pub fn gate(args: &CheckArgs, fail_on: Severity) -> Result<Gated, Failure> {
         config.tables.len(),
     );
     Ok(Gated {
-        policy: policy.findings(&head),
+        policy: [policy.findings(&head), edits].concat(),
         judged,
         header,
     })
+}
+
+/// The metadata paths of the tables whose first routed item creates them.
+fn created_paths(config: &Config, routed: &[Vec<Item>], config_dir: &Path) -> Vec<PathBuf> {
+    config
+        .tables
+        .iter()
+        .zip(routed)
+        .filter(|(_, items)| items.first().is_some_and(Item::may_create))
+        .filter_map(|(table, _)| repo_path(config_dir, table.metadata.as_deref()?).ok())
+        .collect()
 }
 
 /// `read` of the change's configuration, then of the entries `--policy base` keeps judging
@@ -552,39 +565,4 @@ fn failure_text(failure: &Failure) -> String {
             .map(|e| format!("{} ({})", e.message, e.source.name))
             .unwrap_or_default(),
     }
-}
-
-/// How to bring metadata that holds the first `applied` statements up to date: apply the rest
-/// when they start a file, else start again from the base's metadata.
-fn stale_help(
-    alters: &[&Statement],
-    applied: usize,
-    path: &str,
-    apply: &str,
-    restore: &str,
-) -> String {
-    let rest = statement_files(&alters[applied..]);
-    let on_file_boundary =
-        applied == 0 || alters[applied - 1].source.name != alters[applied].source.name;
-    if on_file_boundary {
-        format!(
-            "apply the rest: run `fieldgate apply --write --metadata {path} {}` and commit the metadata it writes",
-            rest.join(" ")
-        )
-    } else {
-        format!(
-            "restore the base's metadata (`{restore}`), run `{apply}` and commit the metadata it writes"
-        )
-    }
-}
-
-/// The distinct files of `statements`, in order, as reports name them.
-fn statement_files(statements: &[&Statement]) -> Vec<String> {
-    let mut files: Vec<String> = Vec::new();
-    for statement in statements {
-        if !files.contains(&statement.source.name) {
-            files.push(statement.source.name.clone());
-        }
-    }
-    files
 }

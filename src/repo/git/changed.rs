@@ -19,7 +19,8 @@ impl Repo {
     /// entry, and untracked files are looked for only where one can change what `check` judges:
     /// under `proposal_prefixes` (every file a `proposals` glob matches lies under its literal
     /// prefix) and in the directories of `tables` where the located metadata could change (see
-    /// [`Repo::untracked_roots`]). Deleted files of `tables` count: they change the table.
+    /// [`Repo::untracked_roots`]). Deleted files of `tables` count: they change the table; so do
+    /// deleted files under `proposal_prefixes` (a migration the base holds, deleted).
     pub fn changed_files(
         &self,
         base: Oid,
@@ -108,12 +109,12 @@ impl Repo {
         for root in self.untracked_roots(&index, proposal_prefixes, tables, &deleted) {
             self.untracked_under(&index, &root, &mut files);
         }
-        // `git rm -r` of a table's metadata must be judged, not passed as untouched.
-        files.extend(
-            deleted
-                .into_iter()
-                .filter(|p| tables.iter().any(|t| p.starts_with(t) || t.starts_with(p))),
-        );
+        // `git rm -r` of a table's metadata must be judged, not passed as untouched, and a
+        // deleted migration the base holds is an edit of history.
+        files.extend(deleted.into_iter().filter(|p| {
+            tables.iter().any(|t| p.starts_with(t) || t.starts_with(p))
+                || proposal_prefixes.iter().any(|prefix| p.starts_with(prefix))
+        }));
         files.sort();
         files.dedup();
         Ok(files)

@@ -4,6 +4,7 @@
 //! table's metadata `check` refuses (`moves`), and where the tables reached through symbolic
 //! links really are (`links`).
 
+pub mod edits;
 pub mod links;
 pub mod moves;
 pub mod policy;

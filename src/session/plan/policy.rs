@@ -12,7 +12,7 @@ use std::sync::Arc;
 use crate::change::{Origin, SourceFile, Span};
 use crate::cli::PolicyArg;
 use crate::failure::{Failure, LocatedError};
-use crate::finding::Finding;
+use crate::finding::{Finding, Severity};
 use crate::judge::Settings;
 use crate::repo::config::{Config, TableConfig, place};
 use crate::repo::git::CommitFiles;
@@ -107,6 +107,12 @@ impl Policy {
         crate::limits::configure(self.deciding(head).limits.clone());
         let base = self.base.as_ref();
         refuse_moves(base, head, config_dir, base_files, &self.base_id, root)
+    }
+
+    /// The severity the deciding configuration's globals give `rule`, for findings about the
+    /// change rather than one table.
+    pub fn change_severity(&self, head: &Config, rule: &str) -> Option<Severity> {
+        self.deciding(head).global_settings().severity(rule)
     }
 
     /// The base commit's configuration, whatever the mode: where `check --live` finds the

@@ -1,0 +1,101 @@
+//! Migrations the base already holds that the change edits or deletes (`migration-edit`). A
+//! merged migration is history: the table's committed metadata already holds its changes, and
+//! every environment that ran it ran the old text, so an edit changes nothing there and a new
+//! environment built from the migrations gets another table than the one in production. The
+//! edited file is still judged as any changed proposal is, so nothing it now says goes unseen.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use crate::change::{Origin, Span};
+use crate::failure::Failure;
+use crate::finding::{Finding, Severity};
+use crate::repo::git::CommitFiles;
+use crate::repo::location::Files;
+use crate::session::input::read_source_named;
+use crate::session::plan::routing::slashed;
+
+pub const RULE: &str = "migration-edit";
+
+const HELP: &str = "leave merged migrations as they are and write the change as a new migration after them; to undo a merged one, write the statements that reverse it";
+
+/// A `migration-edit` finding at `severity` for each of `changed` (files the change adds,
+/// modifies or deletes, relative to `root`, that the globs match) that the base commit already
+/// holds; a modified one points at its first changed line.
+pub fn edited_migrations(
+    changed: &[&PathBuf],
+    root: &Path,
+    base_files: &CommitFiles<'_>,
+    read_from: impl Fn(&Path) -> Result<PathBuf, Failure>,
+    severity: Option<Severity>,
+) -> Result<Vec<Finding>, Failure> {
+    let Some(severity) = severity else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::new();
+    for file in changed.iter().filter(|f| base_files.is_file(f)) {
+        let name = slashed(file);
+        let (message, origin) = if fs::symlink_metadata(root.join(file)).is_err() {
+            let message = format!(
+                "`{name}` is a migration the base already holds, and this change deletes it: the tables it changed keep its changes, but a table built from the migrations no longer gets them"
+            );
+            (message, None)
+        } else {
+            let source = read_source_named(&read_from(file)?, name.clone())?;
+            let was = base_files.read_to_string(file).unwrap_or_default();
+            if was == source.text {
+                continue;
+            }
+            let at = first_change(&was, &source.text);
+            let message = format!(
+                "`{name}` is a migration the base already holds, and this change edits it: every table and environment that ran it keeps what the old text did"
+            );
+            let origin = Origin {
+                source,
+                statement: at,
+                focus: at,
+            };
+            (message, Some(origin))
+        };
+        out.push(Finding {
+            rule: RULE,
+            severity,
+            message,
+            table: String::new(),
+            field: None,
+            field_id: None,
+            origin,
+            help: Some(HELP.into()),
+            related: Vec::new(),
+        });
+    }
+    Ok(out)
+}
+
+/// The first line of `now` that differs from `was` (the end of `now` when it only drops lines).
+fn first_change(was: &str, now: &str) -> Span {
+    let mut offset = 0;
+    let mut old_lines = was.split_inclusive('\n');
+    for line in now.split_inclusive('\n') {
+        if old_lines.next() != Some(line) {
+            return Span::new(offset, line.trim_end_matches(['\n', '\r']).len());
+        }
+        offset += line.len();
+    }
+    Span::new(now.len(), 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::first_change;
+    use crate::change::Span;
+
+    #[test]
+    fn the_first_changed_line_is_pointed_at() {
+        let was = "ALTER TABLE t ADD COLUMN a int;\nALTER TABLE t ADD COLUMN b int;\n";
+        let now = "ALTER TABLE t ADD COLUMN a int;\nALTER TABLE t ADD COLUMN c int;\n";
+        assert_eq!(first_change(was, now), Span::new(32, 31));
+        assert_eq!(first_change(was, &was[..32]), Span::new(32, 0));
+        assert_eq!(first_change("", "x"), Span::new(0, 1));
+    }
+}
