@@ -11,7 +11,7 @@ use git2::IndexEntry;
 pub fn stat_matches(entry: &IndexEntry, file: &std::fs::Metadata) -> bool {
     use std::os::unix::fs::MetadataExt;
     let mode = if file.file_type().is_symlink() {
-        crate::repo::git::LINK_MODE as u32
+        crate::repo::commit_files::LINK_MODE as u32
     } else if file.is_file() && file.mode() & 0o111 != 0 {
         0o100755
     } else if file.is_file() {

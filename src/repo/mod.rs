@@ -1,6 +1,7 @@
 //! Where tables live on disk and in git, the repository configuration, and writing files safely.
 
 pub mod atomic;
+pub mod commit_files;
 pub mod config;
 pub mod git;
 pub mod glob;
