@@ -65,6 +65,27 @@ pub fn find_above(source: &Source, entries: &[Span], comment: &str) -> Vec<Suppr
     out
 }
 
+/// Where a rule name is being written in a suppression comment: `line` is the text from a
+/// line's start up to the cursor, and the result the offset in it where the name typed so far
+/// starts. `None` outside the comment's list of rules (before `allow`, after `until` or the
+/// reason's `--`, or after a name not followed by a comma).
+pub fn rule_typed_at(line: &str, comment: &str) -> Option<usize> {
+    let body = line.trim_start().strip_prefix(comment)?;
+    let body = body.trim_start().strip_prefix(MARKER)?;
+    let list = body.trim_start().strip_prefix("allow")?;
+    if !list.starts_with(char::is_whitespace) || list.contains("--") {
+        return None;
+    }
+    let typed = list
+        .trim_end_matches(|c: char| c.is_ascii_alphanumeric() || c == '-')
+        .len();
+    let before = list[..typed].trim_end();
+    match before.is_empty() || before.ends_with(',') {
+        true => Some(line.len() - list.len() + typed),
+        false => None,
+    }
+}
+
 fn line_start(text: &str, offset: usize) -> usize {
     text[..offset.min(text.len())]
         .rfind('\n')
@@ -295,6 +316,32 @@ mod tests {
             Dialect::Spark,
         )
         .unwrap()
+    }
+
+    #[test]
+    fn a_rule_name_is_typed_in_the_list_of_rules_only() {
+        fn typed(line: &str) -> Option<&str> {
+            rule_typed_at(line, "--").map(|at| &line[at..])
+        }
+        assert_eq!(typed("-- fieldgate: allow "), Some(""));
+        assert_eq!(typed("  --fieldgate:allow colu"), Some("colu"));
+        assert_eq!(
+            typed("-- fieldgate: allow column-drop, type-n"),
+            Some("type-n")
+        );
+        assert_eq!(typed("-- fieldgate: allow column-drop,"), Some(""));
+        for outside in [
+            "-- fieldgate: allow",
+            "-- fieldgate: allo",
+            "-- fieldgate: allow column-drop ",
+            "-- fieldgate: allow column-drop until 2026-",
+            "-- fieldgate: allow column-drop -- reason, type",
+            "-- a comment: allow x",
+            "ALTER TABLE t -- fieldgate: allow x",
+        ] {
+            assert_eq!(typed(outside), None, "{outside}");
+        }
+        assert_eq!(rule_typed_at("# fieldgate: allow name-", "#"), Some(19));
     }
 
     fn finding(rule: &'static str, statement: &Statement) -> Finding {

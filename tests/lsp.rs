@@ -788,3 +788,165 @@ fn a_dropped_name_is_hovered_with_the_commit_that_dropped_it() {
     assert!(value.contains(&by) && value.contains(", Test)."), "{value}");
     client.shutdown();
 }
+
+/// The example lake with a second table, `lake_prod.dim_users_copy`, that only the working tree
+/// holds (so it is read from its file, not from `HEAD`): its current metadata file.
+fn lake_with_uncommitted_table() -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let (dir, root) = lake();
+    let copy = root.join("warehouse/lake_prod/dim_users_copy");
+    common::copy_dir(&root.join("warehouse/lake_prod/dim_users"), &copy);
+    let config = root.join("fieldgate.yaml");
+    let text = fs::read_to_string(&config).unwrap().replace(
+        "tables:\n",
+        "tables:\n  lake_prod.dim_users_copy:\n    metadata: warehouse/lake_prod/dim_users_copy\n",
+    );
+    fs::write(&config, text).unwrap();
+    (dir, root, copy.join("metadata/v4.metadata.json"))
+}
+
+fn errors(found: &[Diagnostic]) -> Vec<&str> {
+    found
+        .iter()
+        .filter(|d| d.severity == Some(lsp_types::DiagnosticSeverity::ERROR))
+        .map(|d| d.message.as_str())
+        .collect()
+}
+
+#[test]
+fn a_table_is_parsed_once_and_read_again_when_its_file_changes() {
+    let (_dir, root, metadata) = lake_with_uncommitted_table();
+    let mut client = Client::start();
+    let path = root.join("migrations/dim_users_copy/0001_pager.sql");
+    let sql = "ALTER TABLE lake_prod.dim_users_copy ADD COLUMN pager string COMMENT 'x';\n";
+    let uri = client.open(&path, sql);
+    let found = client.diagnostics(&uri, 1);
+    assert!(errors(&found).is_empty(), "{found:#?}");
+
+    // Another tool renames `phone` to `pager` in the table's metadata, keeping the file's size
+    // and modification time: the table kept from that file is what the next keystroke is
+    // judged against (it was not read again).
+    let original = fs::read_to_string(&metadata).unwrap();
+    let modified = fs::metadata(&metadata).unwrap().modified().unwrap();
+    let renamed = original.replace("\"phone\"", "\"pager\"");
+    assert_ne!(renamed, original);
+    let rewrite = |text: &str, time| {
+        fs::write(&metadata, text).unwrap();
+        let file = fs::File::options().write(true).open(&metadata).unwrap();
+        file.set_modified(time).unwrap();
+    };
+    rewrite(&renamed, modified);
+    let typed = json!([{"range": {"start": {"line": 1, "character": 0}, "end": {"line": 1, "character": 0}}, "text": "-- x\n"}]);
+    client.change(&uri, 2, typed);
+    let found = client.diagnostics(&uri, 2);
+    assert!(errors(&found).is_empty(), "{found:#?}");
+
+    // The editor reports the change: the table is read again, and `pager` now exists.
+    let changed = json!({"changes": [{"uri": Url::from_file_path(&metadata).unwrap(), "type": 2}]});
+    client.notify("workspace/didChangeWatchedFiles", changed);
+    let found = client.diagnostics(&uri, 2);
+    assert!(
+        errors(&found).iter().any(|e| e.contains("pager")),
+        "{found:#?}"
+    );
+
+    // A rewrite that moves the file's modification time is seen at the next keystroke, told
+    // or not.
+    rewrite(&original, modified + Duration::from_secs(1));
+    let typed = json!([{"range": {"start": {"line": 2, "character": 0}, "end": {"line": 2, "character": 0}}, "text": "-- y\n"}]);
+    client.change(&uri, 3, typed);
+    let found = client.diagnostics(&uri, 3);
+    assert!(errors(&found).is_empty(), "{found:#?}");
+    client.shutdown();
+}
+
+#[test]
+fn a_branch_switch_judges_the_open_files_against_the_other_branch() {
+    let (_dir, root) = lake();
+    // Another branch where `phone` is named `pager` in the committed table.
+    let metadata = root.join("warehouse/lake_prod/dim_users/metadata/v4.metadata.json");
+    let original = fs::read_to_string(&metadata).unwrap();
+    common::git(&root, &["checkout", "-q", "-b", "pager"]);
+    fs::write(&metadata, original.replace("\"phone\"", "\"pager\"")).unwrap();
+    common::git(&root, &["commit", "-q", "-am", "pager"]);
+    common::git(&root, &["checkout", "-q", "-"]);
+
+    let watching = json!({"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}}});
+    let mut client = Client::start_with(watching);
+    let registration = client.asked("client/registerCapability");
+    let watchers = &registration.params["registrations"][0]["registerOptions"]["watchers"];
+    assert!(
+        watchers
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w["globPattern"] == "**/.git/HEAD"),
+        "{watchers}"
+    );
+    client.send(Response::new_ok(registration.id, Value::Null).into());
+    let path = root.join("migrations/dim_users/0003_pager.sql");
+    let sql = "ALTER TABLE lake_prod.dim_users ADD COLUMN pager string COMMENT 'x';\n";
+    let uri = client.open(&path, sql);
+    let found = client.diagnostics(&uri, 1);
+    assert!(errors(&found).is_empty(), "{found:#?}");
+
+    // The switch rewrites `.git/HEAD`: the open file is judged against the branch's table
+    // without a keystroke.
+    common::git(&root, &["checkout", "-q", "pager"]);
+    let head = root.join(".git/HEAD");
+    let changed = json!({"changes": [{"uri": Url::from_file_path(&head).unwrap(), "type": 2}]});
+    client.notify("workspace/didChangeWatchedFiles", changed);
+    let found = client.diagnostics(&uri, 1);
+    assert!(
+        errors(&found).iter().any(|e| e.contains("pager")),
+        "{found:#?}"
+    );
+    client.shutdown();
+}
+
+#[test]
+fn table_names_and_rule_names_are_completed() {
+    let (_dir, root) = lake();
+    let path = root.join("migrations/dim_users/0003_next.sql");
+    let text = "-- fieldgate: allow column-drop, type-\nALTER TABLE lake_prod.\n";
+    let mut client = Client::start();
+    let uri = client.open(&path, text);
+    client.diagnostics(&uri, 1);
+
+    // The tables of fieldgate.yaml under the namespace written, each replacing what follows it.
+    let (labels, range) = client.completions(&uri, 1, 22);
+    assert_eq!(labels, ["lake_prod.dim_users", "lake_prod.fact_orders"]);
+    assert_eq!(range["start"], json!({"line": 1, "character": 22}));
+    let at = json!({"textDocument": {"uri": uri}, "position": {"line": 1, "character": 22}});
+    let items = client
+        .request("textDocument/completion", at)
+        .result
+        .unwrap();
+    assert_eq!(items[0]["textEdit"]["newText"], "dim_users");
+    let (labels, range) = client.completions(&uri, 1, 12);
+    assert_eq!(labels.len(), 2, "{labels:?}");
+    assert_eq!(range["end"], json!({"line": 1, "character": 12}));
+
+    // An unsaved fieldgate.yaml lists the tables offered.
+    let config = root.join("fieldgate.yaml");
+    let configured = fs::read_to_string(&config).unwrap().replace(
+        "tables:\n",
+        "tables:\n  lake_prod.dim_users_v2:\n    metadata: warehouse/lake_prod/dim_users\n",
+    );
+    let config_uri = client.open(&config, &configured);
+    client.diagnostics(&config_uri, 1);
+    let (labels, _) = client.completions(&uri, 1, 22);
+    assert!(
+        labels.contains(&"lake_prod.dim_users_v2".into()),
+        "{labels:?}"
+    );
+
+    // Rule names in the suppression's list, replacing the name being typed.
+    let (labels, range) = client.completions(&uri, 0, 38);
+    assert!(labels.contains(&"type-narrowing".into()), "{labels:?}");
+    assert!(labels.contains(&"column-drop".into()), "{labels:?}");
+    assert_eq!(range["start"], json!({"line": 0, "character": 33}));
+    // Nowhere else in the comment.
+    let (labels, _) = client.completions(&uri, 0, 10);
+    assert!(labels.is_empty(), "{labels:?}");
+    client.shutdown();
+}

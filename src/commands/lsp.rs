@@ -12,7 +12,7 @@ use crate::frontend::ddl::Dialect;
 use crate::iceberg::types::{PrimitiveType, Type};
 use crate::lsp::{self, Alternative, Buffers, Judge, Located, TableState, Verdict};
 use crate::rules::CommittedDrop;
-use crate::session::buffers::{Judged, judge_buffer};
+use crate::session::buffers::{Judged, configured_tables, judge_buffer};
 use crate::session::table::Judgement;
 
 /// Exit code 0 after `shutdown` then `exit`, 1 for an `exit` (or a closed connection) without
@@ -65,6 +65,14 @@ impl Judge for RoutedJudge {
                 ..failed(failure)
             },
         }
+    }
+
+    fn forget(&self) {
+        crate::session::kept::forget();
+    }
+
+    fn tables(&self, path: &Path, buffers: &Buffers) -> Vec<String> {
+        configured_tables(path, buffers)
     }
 }
 

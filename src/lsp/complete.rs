@@ -1,12 +1,14 @@
-//! Completion in `ALTER TABLE` statements: column names (or a struct's fields after `s.`)
-//! from the table's schema as the statements before the cursor leave it, and the dialect's
-//! column types with the Iceberg type each is. The site comes from the DDL front-end's reading
-//! of the text up to the cursor; the schema from the document's last judgement that reached its
-//! tables (the file's statements with the schema each left), so a completion costs no judging.
+//! Completion in `ALTER TABLE` statements: the configured tables' names after `ALTER TABLE`,
+//! column names (or a struct's fields after `s.`) from the table's schema as the statements
+//! before the cursor leave it, and the dialect's column types with the Iceberg type each is;
+//! and rule names in a suppression comment's list of rules. The site comes from the DDL
+//! front-end's reading of the text up to the cursor; the schema from the document's last
+//! judgement that reached its tables (the file's statements with the schema each left), so a
+//! completion costs no judging.
 
 use lsp_types::{
     CompletionItem, CompletionItemKind, CompletionResponse, CompletionTextEdit, Documentation,
-    Position, TextEdit,
+    Position, Range, TextEdit,
 };
 
 use super::columns::TableState;
@@ -15,16 +17,34 @@ use super::worker::Known;
 use crate::frontend::ddl::Dialect;
 use crate::frontend::ddl::complete::{Want, site_at, type_names};
 use crate::iceberg::schema::{FieldInfo, Schema};
+use crate::rules::{catalogue, registry};
+use crate::suppress::rule_typed_at;
+
+/// What completion knows of a document besides its text.
+pub struct Around<'a> {
+    /// Its last judgement that reached its tables.
+    pub known: Option<&'a Known>,
+    /// The tables its `fieldgate.yaml` lists, asked for only where a table name goes.
+    pub tables: &'a dyn Fn() -> Vec<String>,
+    /// How its comments start: `--` in SQL, `#` in a schema file.
+    pub comment: &'a str,
+}
 
 /// The completions at `position` of `text`, or `None` where nothing is completed.
 pub fn at(
     text: &str,
     position: Position,
     encoding: Encoding,
-    known: Option<&Known>,
+    around: &Around<'_>,
 ) -> Option<CompletionResponse> {
     let lines = Lines::new(text);
     let offset = lines.offset(position, encoding);
+    let line = text.get(..offset)?.rfind('\n').map_or(0, |i| i + 1);
+    if let Some(at) = rule_typed_at(&text[line..offset], around.comment) {
+        let range = lines.range(line + at, offset - line - at, encoding);
+        return Some(CompletionResponse::Array(rule_names(range)));
+    }
+    let known = around.known;
     let dialect = known.map_or(Dialect::default(), |k| k.dialect);
     let site = site_at(text, offset, dialect)?;
     let range = lines.range(site.typed.offset, site.typed.len, encoding);
@@ -65,8 +85,55 @@ pub fn at(
                 })
                 .collect()
         }
+        Want::Table { namespace } => table_names(&(around.tables)(), &namespace, range),
     };
     Some(CompletionResponse::Array(items))
+}
+
+/// The configured tables under `namespace`, each offered as its whole name and written as the
+/// rest of it after the namespace already typed.
+fn table_names(tables: &[String], namespace: &[String], range: Range) -> Vec<CompletionItem> {
+    let prefix = match namespace {
+        [] => String::new(),
+        _ => format!("{}.", namespace.join(".")),
+    };
+    tables
+        .iter()
+        .filter_map(|name| {
+            let head = name.get(..prefix.len())?;
+            let rest = name
+                .get(prefix.len()..)
+                .filter(|_| head.eq_ignore_ascii_case(&prefix))?;
+            Some(CompletionItem {
+                label: name.clone(),
+                kind: Some(CompletionItemKind::MODULE),
+                detail: Some("table of fieldgate.yaml".into()),
+                filter_text: Some(rest.to_string()),
+                text_edit: Some(CompletionTextEdit::Edit(TextEdit::new(range, rest.into()))),
+                ..CompletionItem::default()
+            })
+        })
+        .collect()
+}
+
+/// Every rule a suppression can name, with its default severity and summary.
+fn rule_names(range: Range) -> Vec<CompletionItem> {
+    registry()
+        .iter()
+        .map(|rule| {
+            let name = rule.name();
+            let doc = catalogue::doc(name);
+            let severity = doc.and_then(|d| d.severity).map_or("off", |s| s.as_str());
+            CompletionItem {
+                label: name.into(),
+                kind: Some(CompletionItemKind::VALUE),
+                detail: Some(format!("{severity} by default")),
+                documentation: doc.map(|d| Documentation::String(d.summary.trim().into())),
+                text_edit: Some(CompletionTextEdit::Edit(TextEdit::new(range, name.into()))),
+                ..CompletionItem::default()
+            }
+        })
+        .collect()
 }
 
 /// The table the statement names (as Iceberg compares names, case-insensitively), else the

@@ -31,6 +31,12 @@ pub type Buffers = HashMap<PathBuf, Arc<String>>;
 /// What judges one open file as `lint` would, with `buffers` in place of the files.
 pub trait Judge: Send + Sync {
     fn judge(&self, path: &Path, buffers: &Buffers) -> Verdict;
+
+    /// Files judging reads changed on disk: whatever was kept of them is read again.
+    fn forget(&self);
+
+    /// The tables the configuration that routes `path` lists (by `buffers`' text where open).
+    fn tables(&self, path: &Path, buffers: &Buffers) -> Vec<String>;
 }
 
 /// One file's judgement: findings of every table it touched, errors that stopped judging (with

@@ -75,7 +75,7 @@ pub fn serve(judge: Arc<dyn Judge>) -> Result<bool, String> {
     let shared = Shared::new(DEBOUNCE);
     let worker = Worker {
         shared: Arc::clone(&shared),
-        judge,
+        judge: Arc::clone(&judge),
         links: Box::new(CataloguePages::write_under(&cache_dir())),
         encoding,
         client: connection.sender.clone(),
@@ -87,7 +87,7 @@ pub fn serve(judge: Arc<dyn Judge>) -> Result<bool, String> {
     // Neither the worker nor the writer is waited for at exit: a judgement of a large file may
     // still be running, and the client already has every answer it asked for (the shutdown
     // reply was written before it sent `exit`).
-    let shut_down = main_loop(&connection, &shared, encoding);
+    let shut_down = main_loop(&connection, &shared, &*judge, encoding);
     shared.stop();
     Ok(shut_down)
 }
@@ -95,7 +95,12 @@ pub fn serve(judge: Arc<dyn Judge>) -> Result<bool, String> {
 /// Answers until `exit` or the end of input; whether `shutdown` came first. After `shutdown`,
 /// requests are refused (`InvalidRequest`) and notifications ignored, as the protocol asks; a
 /// client that closes the connection instead of sending `exit` has still shut the server down.
-fn main_loop(connection: &Connection, shared: &Shared, encoding: Encoding) -> bool {
+fn main_loop(
+    connection: &Connection,
+    shared: &Shared,
+    judge: &dyn Judge,
+    encoding: Encoding,
+) -> bool {
     let mut shut_down = false;
     for message in &connection.receiver {
         match message {
@@ -107,7 +112,7 @@ fn main_loop(connection: &Connection, shared: &Shared, encoding: Encoding) -> bo
                     let message = "the server is shut down: only `exit` is accepted".to_string();
                     Response::new_err(request.id, ErrorCode::InvalidRequest as i32, message)
                 } else {
-                    answer(request, shared, encoding)
+                    answer(request, shared, judge, encoding)
                 };
                 let _ = connection.sender.send(response.into());
             }
@@ -117,7 +122,7 @@ fn main_loop(connection: &Connection, shared: &Shared, encoding: Encoding) -> bo
             Message::Notification(_) if shut_down => {}
             Message::Notification(notification) => {
                 let sender = &connection.sender;
-                if let Err(message) = notified(notification, shared, encoding, sender) {
+                if let Err(message) = notified(notification, shared, judge, encoding, sender) {
                     log(sender, message);
                 }
             }
@@ -169,7 +174,7 @@ fn params<P: DeserializeOwned>(value: serde_json::Value) -> Result<P, String> {
     serde_json::from_value(value).map_err(|e| format!("invalid parameters: {e}"))
 }
 
-fn answer(request: Request, shared: &Shared, encoding: Encoding) -> Response {
+fn answer(request: Request, shared: &Shared, judge: &dyn Judge, encoding: Encoding) -> Response {
     let id = request.id.clone();
     let result = match request.method.as_str() {
         HoverRequest::METHOD => params::<HoverParams>(request.params).map(|p| {
@@ -188,11 +193,15 @@ fn answer(request: Request, shared: &Shared, encoding: Encoding) -> Response {
             let at = p.text_document_position;
             let uri = &at.text_document.uri;
             let docs = shared.docs();
-            let known = docs.known.get(uri).map(|k| &**k);
-            let items = docs
-                .open
-                .get(uri)
-                .and_then(|doc| complete::at(&doc.text, at.position, encoding, known));
+            let items = docs.open.get(uri).and_then(|doc| {
+                let tables = || judge.tables(&doc.path, &docs.buffers());
+                let around = complete::Around {
+                    known: docs.known.get(uri).map(|k| &**k),
+                    tables: &tables,
+                    comment: comment_of(&doc.path),
+                };
+                complete::at(&doc.text, at.position, encoding, &around)
+            });
             serde_json::to_value(items).unwrap_or_default()
         }),
         CodeActionRequest::METHOD => params::<CodeActionParams>(request.params).map(|p| {
@@ -249,6 +258,7 @@ fn close(uri: Url, shared: &Shared, client: &Sender<Message>) {
 fn notified(
     notification: Notification,
     shared: &Shared,
+    judge: &dyn Judge,
     encoding: Encoding,
     client: &Sender<Message>,
 ) -> Result<(), String> {
@@ -293,11 +303,14 @@ fn notified(
         }
         // A saved file is what the other open documents read when it is not open.
         DidSaveTextDocument::METHOD => shared.schedule_all(),
-        // Judging reads the configuration, the tables' metadata and version hints from disk
-        // each time: judging the open documents again is reloading them.
+        // Judging reads the configuration, the version hints and `HEAD` from disk each time and
+        // keeps a table only while its file or blob is unchanged: forgetting the tables (a tool
+        // may have rewritten one keeping its size and time) and judging the open documents
+        // again is reloading them.
         DidChangeWatchedFiles::METHOD => {
             let p: DidChangeWatchedFilesParams = params(notification.params)?;
             if p.changes.iter().any(|change| affects_judging(&change.uri)) {
+                judge.forget();
                 shared.schedule_all();
             }
         }
@@ -306,12 +319,14 @@ fn notified(
     Ok(())
 }
 
-/// Files whose change on disk changes what open documents are judged against.
+/// Files whose change on disk changes what open documents are judged against; `.git/HEAD`
+/// moves on a branch switch, when the tables are judged as another commit holds them.
 const WATCHED: &[&str] = &[
     "**/fieldgate.yaml",
     "**/*.metadata.json",
     "**/*.metadata.json.gz",
     "**/version-hint.text",
+    "**/.git/HEAD",
 ];
 
 /// Whether the client can be asked to watch files (`client/registerCapability`).
@@ -349,13 +364,25 @@ fn watch_registration() -> Request {
 /// Whether a changed file is one [`WATCHED`] names (a client that watches statically may
 /// report any file).
 fn affects_judging(uri: &Url) -> bool {
-    let Some(name) = uri.path_segments().and_then(|mut s| s.next_back()) else {
+    let Some(mut segments) = uri.path_segments() else {
+        return false;
+    };
+    let (Some(name), parent) = (segments.next_back(), segments.next_back()) else {
         return false;
     };
     name == CONFIG_FILE
         || name == "version-hint.text"
         || name.ends_with(".metadata.json")
         || name.ends_with(".metadata.json.gz")
+        || (name == "HEAD" && parent == Some(".git"))
+}
+
+/// How a line comment starts in the file: `--` in SQL, `#` in a YAML schema file.
+fn comment_of(path: &Path) -> &'static str {
+    match path.extension().and_then(OsStr::to_str) {
+        Some(ext) if ext.eq_ignore_ascii_case("sql") => "--",
+        _ => "#",
+    }
 }
 
 /// Whether a file is a `fieldgate.yaml`, whose text routes every other open file.

@@ -50,6 +50,16 @@ pub struct Docs {
     stopped: bool,
 }
 
+impl Docs {
+    /// The open documents' texts by path, as judging reads them.
+    pub fn buffers(&self) -> Buffers {
+        let texts = self.open.values();
+        texts
+            .map(|d| (d.path.clone(), Arc::clone(&d.text)))
+            .collect()
+    }
+}
+
 /// What the main loop and the worker share.
 pub struct Shared {
     docs: Mutex<Docs>,
@@ -127,11 +137,7 @@ impl Shared {
                     let Some(doc) = docs.open.get(&uri).cloned() else {
                         continue;
                     };
-                    let buffers = docs
-                        .open
-                        .values()
-                        .map(|d| (d.path.clone(), Arc::clone(&d.text)))
-                        .collect();
+                    let buffers = docs.buffers();
                     return Some((uri, doc, buffers));
                 }
             };

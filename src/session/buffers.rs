@@ -65,13 +65,22 @@ pub fn judge_buffer(path: &Path, texts: &Texts) -> Judged {
     judged.unwrap_or_else(|failure| Judged::Failed { root, failure })
 }
 
-fn judge_proposal(path: &Path, config: &Path, texts: &Texts) -> Result<Judged, Failure> {
+/// The tables listed by the configuration that routes `path` (none when it has none, or it
+/// does not parse).
+pub fn configured_tables(path: &Path, texts: &Texts) -> Vec<String> {
+    let routing = nearest_config(path).map(|config| routing_config(&config, texts));
+    match routing {
+        Some(Ok(Some((repo, _)))) => repo.config.tables.into_iter().map(|t| t.name).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The repository `config` is the configuration of, routed by the open buffer's text when it
+/// is open, and its root (canonical); `None` when the file cannot be read.
+fn routing_config(config: &Path, texts: &Texts) -> Result<Option<(RepoConfig, PathBuf)>, Failure> {
     let dir = config.parent().unwrap_or(Path::new(""));
     let Some(mut repo) = find_config(Some(config), dir)? else {
-        return Ok(Judged::Skipped(format!(
-            "`{}` cannot be read",
-            config.display()
-        )));
+        return Ok(None);
     };
     let root = repo.root.canonicalize().unwrap_or(repo.root.clone());
     if texts.contains_key(config) {
@@ -79,6 +88,16 @@ fn judge_proposal(path: &Path, config: &Path, texts: &Texts) -> Result<Judged, F
         let source = text_of(config, name, texts)?;
         repo.config = Config::parse(source.clone()).map_err(|e| config_failure_in(&source, e))?;
     }
+    Ok(Some((repo, root)))
+}
+
+fn judge_proposal(path: &Path, config: &Path, texts: &Texts) -> Result<Judged, Failure> {
+    let Some((repo, root)) = routing_config(config, texts)? else {
+        return Ok(Judged::Skipped(format!(
+            "`{}` cannot be read",
+            config.display()
+        )));
+    };
     let Ok(relative) = path.strip_prefix(&root) else {
         return Ok(Judged::Skipped("it is outside the repository".into()));
     };
@@ -117,7 +136,7 @@ fn judge_proposal(path: &Path, config: &Path, texts: &Texts) -> Result<Judged, F
         sources,
         &root,
         now_ms(),
-        TablesFrom::Head,
+        TablesFrom::HeadKept,
     )?;
     Ok(Judged::Proposal {
         relative: relative.to_path_buf(),

@@ -53,6 +53,7 @@ pub fn read_source_named(path: &Path, name: String) -> Result<Source, Failure> {
 }
 
 /// The table a run judges against, as read.
+#[derive(Clone)]
 pub struct LoadedTable {
     pub location: TableLocation,
     pub source: Source,

@@ -7,6 +7,7 @@ pub mod buffers;
 pub mod drift;
 pub mod gate;
 pub mod input;
+pub mod kept;
 pub mod live;
 pub mod plan;
 pub mod routed;

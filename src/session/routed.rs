@@ -28,6 +28,9 @@ pub enum TablesFrom {
     /// staged with the metadata `apply --write` made of them are not applied twice. A table the
     /// proposals create is named by its path.
     Head,
+    /// As `Head`, each table's parse kept while what it was read from is unchanged
+    /// (`session::kept`): the editor's server, which judges on every keystroke.
+    HeadKept,
     /// The working tree only (`apply`): the table it writes is the table it starts from, so
     /// nothing uncommitted is overwritten. A table the proposals create lives at its
     /// configured path, as a `file://` URI.
@@ -100,13 +103,14 @@ pub fn judge_sources(
             continue;
         }
         let source = HeadOrWorkTree {
-            git: repo.git.as_ref().filter(|_| from == TablesFrom::Head),
+            git: repo.git.as_ref().filter(|_| from != TablesFrom::WorkTree),
             work_tree: &work_tree,
             table,
             path,
             root: &root,
             here: &here,
             created: items.first().is_some_and(creates_table),
+            kept: from == TablesFrom::HeadKept,
         };
         let base = source.load()?;
         let read = read_in_order(items, dialect, base.as_ref().map(|b| &b.metadata));
@@ -117,7 +121,7 @@ pub fn judge_sources(
                 source: Some(&source),
             };
             let location = match from {
-                TablesFrom::Head => source.shown(path).display().to_string(),
+                TablesFrom::Head | TablesFrom::HeadKept => source.shown(path).display().to_string(),
                 TablesFrom::WorkTree => new_table_uri(Some(&first_metadata_file(&root.join(path)))),
             };
             judge_read(resolved, target, proposals, location, now_ms)

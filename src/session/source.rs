@@ -14,13 +14,14 @@ use crate::change::SourceFile;
 use crate::failure::Failure;
 use crate::repo::config::TableConfig;
 use crate::repo::git::{Base, Repo};
-use crate::repo::location::{Files, LocateError, locate_in};
+use crate::repo::location::{Files, LocateError, TableLocation, locate_in};
 use crate::repo::work_tree::RepoWorkTree;
 use crate::rules::{FileHistory, RuleOptions};
 use crate::session::input::{
     FileKind, LoadedTable, file_history, history_on_disk, iceberg_table, load_table,
     read_source_named, table_from_source,
 };
+use crate::session::kept::{self, Key, ReadFrom};
 use crate::session::plan::routing::metadata_outside;
 
 /// One table's committed state.
@@ -102,6 +103,8 @@ pub struct HeadOrWorkTree<'a> {
     /// The first proposal creates the table: the working tree's metadata (which `apply -o` may
     /// already have written) is not its start.
     pub created: bool,
+    /// Tables parsed once are kept (`session::kept`), for a process that judges again and again.
+    pub kept: bool,
 }
 
 impl HeadOrWorkTree<'_> {
@@ -122,14 +125,17 @@ impl HeadOrWorkTree<'_> {
         let Ok(location) = locate_in(&files, self.path) else {
             return Ok(None);
         };
-        let text = files.read_metadata(&location.metadata_file)?;
         let prefix = self.shown(Path::new(""));
         let name = prefix.join(&location.metadata_file).display().to_string();
-        if FileKind::of(&name, &text) != Some(FileKind::Metadata) {
-            return Ok(None);
-        }
-        let source = Arc::new(SourceFile { name, text });
-        iceberg_table(location, source).map(Some)
+        let blob = files.object_id(&location.metadata_file).map(ReadFrom::Blob);
+        self.kept_or(blob, name.clone(), location, |location| {
+            let text = files.read_metadata(&location.metadata_file)?;
+            if FileKind::of(&name, &text) != Some(FileKind::Metadata) {
+                return Ok(None);
+            }
+            let source = Arc::new(SourceFile { name, text });
+            iceberg_table(location, source).map(Some)
+        })
     }
 
     /// The table as the working tree holds it; `None` when nothing is there yet.
@@ -151,7 +157,25 @@ impl HeadOrWorkTree<'_> {
             .resolve(&location.metadata_file)
             .map_err(|message| metadata_outside(self.table, message))?;
         let name = self.shown(&location.metadata_file).display().to_string();
-        table_from_source(location, read_source_named(&real, name)?).map(Some)
+        let file = ReadFrom::file(real.clone());
+        self.kept_or(file, name.clone(), location, |location| {
+            table_from_source(location, read_source_named(&real, name)?).map(Some)
+        })
+    }
+
+    /// What `read` reads, or when tables are kept, the table kept from the same blob or file
+    /// under the same `name`.
+    fn kept_or(
+        &self,
+        from: Option<ReadFrom>,
+        name: String,
+        location: TableLocation,
+        read: impl FnOnce(TableLocation) -> Result<Option<LoadedTable>, Failure>,
+    ) -> Result<Option<LoadedTable>, Failure> {
+        match from.filter(|_| self.kept) {
+            Some(from) => kept::table(Key { from, name }, location, read),
+            None => read(location),
+        }
     }
 }
 

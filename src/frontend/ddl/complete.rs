@@ -33,6 +33,9 @@ pub enum Want {
     Column { parent: Vec<String> },
     /// A column type.
     Type,
+    /// The table of an `ALTER TABLE`: a name under the `namespace` segments written before a
+    /// `.` (the whole name when empty).
+    Table { namespace: Vec<String> },
 }
 
 /// The site at byte `offset` of `text`, if it is one.
@@ -193,6 +196,9 @@ impl<'t> Walk<'t> {
         self.eat_words(&["if", "exists"]);
         let table = match self.path() {
             Next(segments) => segments.join("."),
+            At(Want::Column { parent }) => {
+                return Some((String::new(), Want::Table { namespace: parent }));
+            }
             _ => return None,
         };
         let step = match self.peek_word().as_deref() {
@@ -611,6 +617,36 @@ mod tests {
     }
 
     #[test]
+    fn table_names_after_alter_table() {
+        let table = |namespace: &[&str]| Want::Table {
+            namespace: namespace.iter().map(|s| s.to_string()).collect(),
+        };
+        let cases = [
+            ("ALTER TABLE ", table(&[]), ""),
+            ("alter table lake", table(&[]), "lake"),
+            (
+                "ALTER TABLE IF EXISTS lake_prod.",
+                table(&["lake_prod"]),
+                "",
+            ),
+            ("ALTER TABLE lake_prod.dim", table(&["lake_prod"]), "dim"),
+            (
+                "ALTER TABLE a.b DROP COLUMN x;\nALTER TABLE `db`.t",
+                table(&["db"]),
+                "t",
+            ),
+        ];
+        for (text, want, typed) in cases {
+            let (_, found, written) =
+                at_end(text, Dialect::Spark).unwrap_or_else(|| panic!("{text}"));
+            assert_eq!((found, written), (want, typed), "{text}");
+        }
+        for text in ["ALTER TABLE", "ALTER TABLE db.t ", "CREATE TABLE "] {
+            assert_eq!(at_end(text, Dialect::Spark), None, "{text}");
+        }
+    }
+
+    #[test]
     fn types_where_the_grammar_reads_a_type() {
         let cases = [
             ("ALTER TABLE db.t ADD COLUMN x ", Dialect::Spark, ""),
@@ -663,7 +699,6 @@ mod tests {
             "ALTER TABLE db.t ADD COLUMN x struct<a: int, ",
             "ALTER TABLE db.t ADD COLUMN x int COMMENT 'unterminated",
             "ALTER TABLE db.t DROP COLUMN a;",
-            "ALTER TABLE ",
             "CREATE TABLE db.t (a ",
             "ALTER TABLE db.t ADD COLUMN x struct<a: int>> ",
         ] {

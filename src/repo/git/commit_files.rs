@@ -66,6 +66,13 @@ impl<'r> CommitFiles<'r> {
         entry
     }
 
+    /// The id of the object at `path`, links followed: what a blob's content is known by, so a
+    /// reader can tell it has read this version before without reading it again.
+    pub fn object_id(&self, path: &Path) -> Option<Oid> {
+        let real = self.resolve(path).ok()?;
+        self.entry(&real).map(|e| e.id)
+    }
+
     fn kind(&self, path: &Path) -> Option<ObjectType> {
         let real = self.resolve(path).ok()?;
         self.entry(&real)?.kind
