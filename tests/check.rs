@@ -1913,3 +1913,22 @@ fn a_new_migration_beside_merged_ones_is_no_edit_and_the_base_can_turn_the_rule_
     let (_, report) = lake.check_json();
     assert!(edit_findings(&report, &lake).is_empty(), "{report:#}");
 }
+
+#[test]
+fn a_merged_schema_file_edited_is_how_it_proposes_and_no_migration_edit() {
+    let lake = lake_with_schema_files();
+    let schema = "table: db.accounts\nfields:\n  - {id: 1, name: account_id, type: long, required: true}\n  - {id: 2, name: email, type: string}\n  - {id: 3, name: legacy_score, type: int, doc: \"deprecated: use risk_score; risk score, old model\"}\n  - {id: 4, name: segment, type: string}\nidentifier-fields: [account_id]\n";
+    lake.write("schemas/accounts.yaml", schema);
+    lake.commit("the accounts schema file", 3, "Ada");
+    lake.git(&["branch", "-f", "main"]);
+    let edited = schema.replace(
+        "identifier-fields",
+        "  - {name: tier, type: int}\nidentifier-fields",
+    );
+    lake.write("schemas/accounts.yaml", &edited);
+    lake.apply("warehouse/db/accounts", &["schemas/accounts.yaml"]);
+    lake.commit("a tier", 0, "Bob");
+    let (code, report) = lake.check_json();
+    assert_eq!(code, Some(0), "{report:#}");
+    assert!(edit_findings(&report, &lake).is_empty(), "{report:#}");
+}

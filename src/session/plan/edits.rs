@@ -19,9 +19,9 @@ pub const RULE: &str = "migration-edit";
 
 const HELP: &str = "leave merged migrations as they are and write the change as a new migration after them; to undo a merged one, write the statements that reverse it";
 
-/// A `migration-edit` finding at `severity` for each of `changed` (files the change adds,
-/// modifies or deletes, relative to `root`, that the globs match) that the base commit already
-/// holds; a modified one points at its first changed line.
+/// A `migration-edit` finding at `severity` for each `.sql` migration of `changed` (files the
+/// change adds, modifies or deletes, relative to `root`, that the globs match) that the base
+/// commit already holds; a modified one points at its first changed line.
 pub fn edited_migrations(
     changed: &[&PathBuf],
     root: &Path,
@@ -33,7 +33,9 @@ pub fn edited_migrations(
         return Ok(Vec::new());
     };
     let mut out = Vec::new();
-    for file in changed.iter().filter(|f| base_files.is_file(f)) {
+    // A schema file states the table as it should be, so editing it is how it proposes.
+    let migrations = changed.iter().filter(|f| is_migration(f));
+    for file in migrations.filter(|f| base_files.is_file(f)) {
         let name = slashed(file);
         let (message, origin) = if fs::symlink_metadata(root.join(file)).is_err() {
             let message = format!(
@@ -70,6 +72,11 @@ pub fn edited_migrations(
         });
     }
     Ok(out)
+}
+
+fn is_migration(file: &Path) -> bool {
+    file.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("sql"))
 }
 
 /// The first line of `now` that differs from `was` (the end of `now` when it only drops lines).
