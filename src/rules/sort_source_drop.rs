@@ -19,11 +19,17 @@ impl Rule for SortSourceDrop {
 
     fn check(&self, cx: &Context<'_>) -> Vec<Violation> {
         let mut out = Vec::new();
-        for drop in cx.changes(AppliedKind::Drop) {
-            let Some(dropped) = &drop.before else {
+        // The last `WRITE ...` so far, followed in one pass: looking back from each drop made a
+        // migration of many drops quadratic.
+        let mut last_set = None;
+        for drop in cx.applied {
+            if drop.kind == AppliedKind::SetWriteOrder {
+                last_set = Some(drop);
+            }
+            let (AppliedKind::Drop, Some(dropped)) = (drop.kind, &drop.before) else {
                 continue;
             };
-            let (order, set_by) = default_order_at(cx, drop);
+            let (order, set_by) = default_order_at(cx, last_set);
             let Some(order) = order else {
                 continue;
             };
@@ -78,18 +84,12 @@ impl Rule for SortSourceDrop {
     }
 }
 
-/// The default sort order when `drop` commits: the one the last `WRITE ...` before it made
-/// (with that change), else the table's.
+/// The default sort order when a drop commits: the one the last `WRITE ...` before it (`set`)
+/// made, with that change, else the table's.
 fn default_order_at<'a>(
     cx: &Context<'a>,
-    drop: &Applied,
+    set: Option<&'a Applied>,
 ) -> (Option<&'a SortOrder>, Option<&'a Applied>) {
-    let set = cx
-        .applied
-        .iter()
-        .take_while(|a| !std::ptr::eq(*a, drop))
-        .filter(|a| a.kind == AppliedKind::SetWriteOrder)
-        .last();
     match set.and_then(|a| a.sort_order_id) {
         Some(id) => (cx.after.sort_orders.iter().find(|o| o.order_id == id), set),
         None => (
