@@ -7,7 +7,8 @@
 
 use crate::change::{Applied, AppliedKind};
 use crate::finding::{MetadataPlace, Related};
-use crate::iceberg::sort::SortOrder;
+use crate::iceberg::schema::FieldInfo;
+use crate::iceberg::sort::{SortField, SortOrder};
 use crate::rules::{Context, Rule, Violation};
 
 pub struct SortSourceDrop;
@@ -33,22 +34,7 @@ impl Rule for SortSourceDrop {
             let Some(order) = order else {
                 continue;
             };
-            // The dropped field, or a field of the committed table nested in it.
-            let nested = format!("{}.", dropped.path);
-            let walked = cx.before.current_schema().walk();
-            let source_of = |id| {
-                if id == dropped.id {
-                    return Some((id, dropped.path.clone()));
-                }
-                walked
-                    .iter()
-                    .find(|f| f.id == id && f.path.starts_with(&nested))
-                    .map(|f| (f.id, f.path.clone()))
-            };
-            let Some((field, (source_id, source_path))) = order.fields.iter().find_map(|field| {
-                let source = field.source_ids.iter().find_map(|id| source_of(*id))?;
-                Some((field, source))
-            }) else {
+            let Some((field, (source_id, source_path))) = sorted_source(cx, dropped, order) else {
                 continue;
             };
             let message = format!(
@@ -82,6 +68,30 @@ impl Rule for SortSourceDrop {
         }
         out
     }
+}
+
+/// The first field of `order` that sorts by the dropped field, or by a field of the committed
+/// table nested in it, with that source's id and path.
+fn sorted_source<'o>(
+    cx: &Context<'_>,
+    dropped: &FieldInfo,
+    order: &'o SortOrder,
+) -> Option<(&'o SortField, (i32, String))> {
+    let nested = format!("{}.", dropped.path);
+    let walked = cx.before.current_schema().walk();
+    let source_of = |id| {
+        if id == dropped.id {
+            return Some((id, dropped.path.clone()));
+        }
+        walked
+            .iter()
+            .find(|f| f.id == id && f.path.starts_with(&nested))
+            .map(|f| (f.id, f.path.clone()))
+    };
+    order.fields.iter().find_map(|field| {
+        let source = field.source_ids.iter().find_map(|id| source_of(*id))?;
+        Some((field, source))
+    })
 }
 
 /// The default sort order when a drop commits: the one the last `WRITE ...` before it (`set`)
