@@ -7,6 +7,8 @@ use std::fmt;
 use crate::change::{Origin, Span};
 use crate::iceberg::types::FieldId;
 
+mod lines;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Severity {
     Note,
@@ -111,9 +113,8 @@ pub struct Location {
 
 /// Resolves a span of a source text to lines and columns.
 pub fn locate(origin: &Origin) -> Location {
-    let text = &origin.source.text;
-    let (line, column) = line_col(text, origin.focus.offset);
-    let (end_line, end_column) = line_col(text, origin.focus.end());
+    let (line, column) = lines::line_col_of(&origin.source, origin.focus.offset);
+    let (end_line, end_column) = lines::line_col_of(&origin.source, origin.focus.end());
     Location {
         file: origin.source.name.clone(),
         line,

@@ -24,7 +24,7 @@ use fieldgate::report::{Format, Run, TableRun, reporter};
 use fieldgate::session::drift;
 use fieldgate::session::plan::repo_config::RepoConfig;
 use fieldgate::session::plan::settings::resolve_with;
-use fieldgate::session::routed::judge_sources;
+use fieldgate::session::routed::{TablesFrom, judge_sources};
 use libfuzzer_sys::fuzz_target;
 
 const PROPOSALS: [&str; 3] = [
@@ -138,7 +138,8 @@ fuzz_target!(|data: &[u8]| {
         text: proposal.into(),
     });
     let sources = vec![(PathBuf::from(name), source)];
-    match judge_sources(&repo, &resolved, None, sources, root, 0) {
+    // As `lint` reads tables (no repository here, so the working tree's copy).
+    match judge_sources(&repo, &resolved, None, sources, root, 0, TablesFrom::Head) {
         Ok(judged) => {
             for (judgement, _) in &judged {
                 compare(judgement, committed);

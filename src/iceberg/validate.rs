@@ -2,7 +2,7 @@
 //! refuses, refused here too, located at the offending key: a gate that read a file Java cannot
 //! would judge a table no engine can load, and `apply` must never write one.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use crate::iceberg::codec::{ModelError, ModelResult};
 use crate::iceberg::metadata::TableMetadata;
@@ -16,10 +16,17 @@ pub struct Refusal {
     pub message: String,
 }
 
-/// The key a refusal points at: a schema by its position in `schemas`, or `last-column-id`.
+/// The key a refusal points at: a schema by its position in `schemas`, the id of an entry of a
+/// list Java indexes by id, or `last-column-id`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Culprit {
     Schema(usize),
+    /// The entry at `index` of the list `list`, at its `key`.
+    Id {
+        list: &'static str,
+        key: &'static str,
+        index: usize,
+    },
     LastColumnId,
 }
 
@@ -31,6 +38,7 @@ pub fn validate_as_java(root: &Node<'_>, metadata: &TableMetadata) -> ModelResul
         Some(refused) => {
             let at = match refused.at {
                 Culprit::Schema(index) => schema_node(root, index),
+                Culprit::Id { list, key, index } => id_node(root, list, key, index),
                 Culprit::LastColumnId => root.get("last-column-id").unwrap_or(root),
             };
             Err(ModelError::at(at, refused.message))
@@ -39,8 +47,8 @@ pub fn validate_as_java(root: &Node<'_>, metadata: &TableMetadata) -> ModelResul
 }
 
 /// What Java refuses in `metadata` once it is typed: ids or full names used twice in a schema
-/// (Java indexes each schema by both), and a `last-column-id` that is negative or below an id in
-/// use. `apply` asks it of the metadata it built, so a change is checked without writing and
+/// (Java indexes each schema by both), a schema, spec, order or snapshot id listed twice, and a
+/// `last-column-id` that is negative or below an id in use. `apply` asks it of the metadata it built, so a change is checked without writing and
 /// re-reading the text. Each schema is walked once.
 pub fn refusal(metadata: &TableMetadata) -> Option<Refusal> {
     let mut highest = None;
@@ -72,7 +80,69 @@ pub fn refusal(metadata: &TableMetadata) -> Option<Refusal> {
             });
         }
     }
-    last_column_id_refusal(metadata.last_column_id, highest)
+    id_refusal(metadata).or_else(|| last_column_id_refusal(metadata.last_column_id, highest))
+}
+
+/// Java's `TableMetadata` indexes schemas, partition specs, sort orders and snapshots by id into
+/// immutable maps, which refuse a key given twice ("Multiple entries with same key"): a file
+/// that lists an id twice is one no engine loads, and a lookup by id here would silently take
+/// one of the two. Refused at the second entry.
+fn id_refusal(metadata: &TableMetadata) -> Option<Refusal> {
+    let lists: [(&'static str, &'static str, &str, Vec<i64>); 4] = [
+        (
+            "schemas",
+            "schema-id",
+            "schema",
+            metadata
+                .schemas
+                .iter()
+                .map(|s| i64::from(s.schema_id))
+                .collect(),
+        ),
+        (
+            "partition-specs",
+            "spec-id",
+            "partition spec",
+            metadata
+                .partition_specs
+                .iter()
+                .map(|s| i64::from(s.spec_id))
+                .collect(),
+        ),
+        (
+            "sort-orders",
+            "order-id",
+            "sort order",
+            metadata
+                .sort_orders
+                .iter()
+                .map(|o| i64::from(o.order_id))
+                .collect(),
+        ),
+        (
+            "snapshots",
+            "snapshot-id",
+            "snapshot",
+            metadata.snapshots.iter().map(|s| s.snapshot_id).collect(),
+        ),
+    ];
+    for (list, key, what, ids) in lists {
+        let mut seen = HashMap::new();
+        for (index, id) in ids.into_iter().enumerate() {
+            if let Some(&first) = seen.get(&id) {
+                return Some(Refusal {
+                    at: Culprit::Id { list, key, index },
+                    message: format!(
+                        "{what} id {id} is listed twice in `{list}` (entries {} and {}): Iceberg Java indexes them by `{key}` and refuses a file that repeats one",
+                        first + 1,
+                        index + 1
+                    ),
+                });
+            }
+            seen.insert(id, index);
+        }
+    }
+    None
 }
 
 /// `last-column-id` is the highest id ever assigned: never negative, never below an id in use.
@@ -114,6 +184,15 @@ fn schemas_are_structs(root: &Node<'_>) -> ModelResult<()> {
         }
     }
     Ok(())
+}
+
+/// The `key` of entry `index` of `list`, else the entry, else the root.
+fn id_node<'n, 'a>(root: &'n Node<'a>, list: &str, key: &str, index: usize) -> &'n Node<'a> {
+    let entry = root
+        .get(list)
+        .and_then(|l| l.as_array())
+        .and_then(|l| l.get(index));
+    entry.and_then(|e| e.get(key)).or(entry).unwrap_or(root)
 }
 
 fn schema_node<'n, 'a>(root: &'n Node<'a>, index: usize) -> &'n Node<'a> {
@@ -170,11 +249,48 @@ mod tests {
             let message = read(&text).err().unwrap_or_default();
             assert!(message.contains(says), "{from}: {message:?}");
         }
+        for (from, to, says) in [
+            (
+                r#""partition-specs":[{"spec-id":0,"fields":[]}]"#,
+                r#""partition-specs":[{"spec-id":0,"fields":[]},{"spec-id":1,"fields":[]},{"spec-id":0,"fields":[]}]"#,
+                "partition spec id 0 is listed twice in `partition-specs` (entries 1 and 3)",
+            ),
+            (
+                r#""sort-orders":[{"order-id":0,"fields":[]}]"#,
+                r#""sort-orders":[{"order-id":0,"fields":[]},{"order-id":0,"fields":[]}]"#,
+                "sort order id 0 is listed twice in `sort-orders` (entries 1 and 2)",
+            ),
+            (
+                r#""current-schema-id":0,"#,
+                r#""current-schema-id":0,"snapshots":[{"snapshot-id":7,"timestamp-ms":1,"manifest-list":"a"},{"snapshot-id":7,"timestamp-ms":2,"manifest-list":"b"}],"#,
+                "snapshot id 7 is listed twice in `snapshots` (entries 1 and 2)",
+            ),
+        ] {
+            assert!(GOOD.contains(from), "{from}");
+            let text = GOOD.replacen(from, to, 1);
+            let message = read(&text).err().unwrap_or_default();
+            assert!(message.contains(says), "{from}: {message:?}");
+        }
         let text = GOOD.replacen(r#"{"id":2,"name":"s""#, r#"{"id":2,"name":"id""#, 1);
         assert!(
             read(&text)
                 .unwrap_err()
                 .contains("multiple fields for name id")
         );
+    }
+
+    #[test]
+    fn a_repeated_id_is_refused_at_its_second_entry() {
+        let schema = r#"{"type":"struct","schema-id":0,"fields":[{"id":1,"name":"id","required":true,"type":"long"},{"id":2,"name":"s","required":false,"type":{"type":"struct","fields":[{"id":3,"name":"x","required":false,"type":"int"}]}}]}"#;
+        let text = GOOD.replacen(schema, &format!("{schema},{schema}"), 1);
+        let root = json::parse(&text).unwrap();
+        let error = TableMetadata::from_json(&root).unwrap_err();
+        assert!(
+            error.message.contains("schema id 0 is listed twice"),
+            "{}",
+            error.message
+        );
+        let second = text.rfind(r#""schema-id":0"#).unwrap() + r#""schema-id":"#.len();
+        assert_eq!(error.span.offset, second);
     }
 }

@@ -8,13 +8,14 @@
 use std::fmt;
 use std::io::{self, IsTerminal, Write};
 
-use miette::{
-    Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, SourceCode,
-};
+use std::sync::Arc;
+
+use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, SourceCode};
 
 use crate::finding::{Finding, Severity, locate};
 use crate::plural::counted;
-use crate::report::terminal::{OffsetMap, escape, escape_mapped};
+use crate::report::snippet::{Escaped, Quoted, Sources};
+use crate::report::terminal::escape;
 use crate::report::wrap;
 use crate::report::{Reporter, Run};
 use crate::verify::gate::Verification;
@@ -90,8 +91,10 @@ impl Reporter for Human {
             run.findings().into_iter().partition(|f| is_cache_note(f));
         // Errors first, then warnings, then notes; in text order within each (a stable sort).
         findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
+        let mut sources = Sources::default();
         for finding in findings {
-            write!(out, "{}", render(&handler, self.width, finding))?;
+            let view = FindingView::new(finding, &mut sources);
+            write!(out, "{}", render(&handler, self.width, &view))?;
             writeln!(out)?;
         }
         // What miette does not write is wrapped here, to the same width and in the same way.
@@ -164,10 +167,10 @@ fn cache_refresh(notes: &[&Finding], width: usize) -> String {
 }
 
 /// One finding as text: the miette report, then a `note:` per related place it could not label.
-fn render(handler: &GraphicalReportHandler, width: usize, finding: &Finding) -> String {
-    let view = FindingView::new(finding);
+fn render(handler: &GraphicalReportHandler, width: usize, view: &FindingView<'_>) -> String {
+    let finding = view.finding;
     let mut text = String::new();
-    if handler.render_report(&mut text, &view).is_err() {
+    if handler.render_report(&mut text, view).is_err() {
         // Rendering into a String fails only on a formatter error; fall back to one plain line.
         text = format!(
             "{}[{}]: {}\n",
@@ -300,27 +303,25 @@ struct FindingView<'a> {
     finding: &'a Finding,
     message: String,
     help: Option<String>,
-    source: Option<NamedSource<String>>,
-    offsets: OffsetMap,
+    /// The finding's source, escaped once for every finding of the report that quotes it.
+    source: Option<Quoted>,
 }
 
 impl<'a> FindingView<'a> {
-    fn new(finding: &'a Finding) -> FindingView<'a> {
-        let (source, offsets) = match &finding.origin {
-            Some(o) => {
-                let (text, offsets) = escape_mapped(&o.source.text);
-                let name = escape(&o.source.name).into_owned();
-                (Some(NamedSource::new(name, text.into_owned())), offsets)
-            }
-            None => (None, escape_mapped("").1),
-        };
+    fn new(finding: &'a Finding, sources: &mut Sources) -> FindingView<'a> {
         FindingView {
             finding,
             message: escape(&finding.message).into_owned(),
             help: finding.help.as_deref().map(|h| escape(h).into_owned()),
-            source,
-            offsets,
+            source: finding
+                .origin
+                .as_ref()
+                .map(|o| Quoted(sources.get(&o.source))),
         }
+    }
+
+    fn escaped(&self) -> Option<&Arc<Escaped>> {
+        self.source.as_ref().map(|q| &q.0)
     }
 }
 
@@ -368,6 +369,7 @@ impl Diagnostic for FindingView<'_> {
 
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
         let origin = self.finding.origin.as_ref()?;
+        let offsets = &self.escaped()?.offsets;
         let label = match (&self.finding.field, self.finding.field_id) {
             (Some(field), Some(id)) => format!("{field} (field id {id})"),
             (Some(field), None) => field.clone(),
@@ -375,13 +377,13 @@ impl Diagnostic for FindingView<'_> {
         };
         let primary = LabeledSpan::new_primary_with_span(
             Some(escape(&label).into_owned()),
-            self.offsets.span(origin.focus.offset, origin.focus.len),
+            offsets.span(origin.focus.offset, origin.focus.len),
         );
         // Related places in the same text are labelled in the same snippet.
         let secondary = self.finding.related.iter().filter_map(move |r| {
             let o = r.origin.as_ref()?;
             (o.source.name == origin.source.name).then(|| {
-                let (offset, len) = self.offsets.span(o.focus.offset, o.focus.len);
+                let (offset, len) = offsets.span(o.focus.offset, o.focus.len);
                 LabeledSpan::new(Some(escape(&r.message).into_owned()), offset, len)
             })
         });

@@ -14,6 +14,7 @@ pub mod json;
 pub mod junit;
 pub mod markdown;
 pub mod sarif;
+mod snippet;
 pub mod terminal;
 pub mod wrap;
 

@@ -7,7 +7,8 @@
 
 use crate::change::{Applied, AppliedKind};
 use crate::finding::{MetadataPlace, Related};
-use crate::iceberg::sort::SortOrder;
+use crate::iceberg::schema::FieldInfo;
+use crate::iceberg::sort::{SortField, SortOrder};
 use crate::rules::{Context, Rule, Violation};
 
 pub struct SortSourceDrop;
@@ -19,30 +20,21 @@ impl Rule for SortSourceDrop {
 
     fn check(&self, cx: &Context<'_>) -> Vec<Violation> {
         let mut out = Vec::new();
-        for drop in cx.changes(AppliedKind::Drop) {
-            let Some(dropped) = &drop.before else {
+        // The last `WRITE ...` so far, followed in one pass: looking back from each drop made a
+        // migration of many drops quadratic.
+        let mut last_set = None;
+        for drop in cx.applied {
+            if drop.kind == AppliedKind::SetWriteOrder {
+                last_set = Some(drop);
+            }
+            let (AppliedKind::Drop, Some(dropped)) = (drop.kind, &drop.before) else {
                 continue;
             };
-            let (order, set_by) = default_order_at(cx, drop);
+            let (order, set_by) = default_order_at(cx, last_set);
             let Some(order) = order else {
                 continue;
             };
-            // The dropped field, or a field of the committed table nested in it.
-            let nested = format!("{}.", dropped.path);
-            let walked = cx.before.current_schema().walk();
-            let source_of = |id| {
-                if id == dropped.id {
-                    return Some((id, dropped.path.clone()));
-                }
-                walked
-                    .iter()
-                    .find(|f| f.id == id && f.path.starts_with(&nested))
-                    .map(|f| (f.id, f.path.clone()))
-            };
-            let Some((field, (source_id, source_path))) = order.fields.iter().find_map(|field| {
-                let source = field.source_ids.iter().find_map(|id| source_of(*id))?;
-                Some((field, source))
-            }) else {
+            let Some((field, (source_id, source_path))) = sorted_source(cx, dropped, order) else {
                 continue;
             };
             let message = format!(
@@ -78,18 +70,36 @@ impl Rule for SortSourceDrop {
     }
 }
 
-/// The default sort order when `drop` commits: the one the last `WRITE ...` before it made
-/// (with that change), else the table's.
+/// The first field of `order` that sorts by the dropped field, or by a field of the committed
+/// table nested in it, with that source's id and path.
+fn sorted_source<'o>(
+    cx: &Context<'_>,
+    dropped: &FieldInfo,
+    order: &'o SortOrder,
+) -> Option<(&'o SortField, (i32, String))> {
+    let nested = format!("{}.", dropped.path);
+    let walked = cx.before.current_schema().walk();
+    let source_of = |id| {
+        if id == dropped.id {
+            return Some((id, dropped.path.clone()));
+        }
+        walked
+            .iter()
+            .find(|f| f.id == id && f.path.starts_with(&nested))
+            .map(|f| (f.id, f.path.clone()))
+    };
+    order.fields.iter().find_map(|field| {
+        let source = field.source_ids.iter().find_map(|id| source_of(*id))?;
+        Some((field, source))
+    })
+}
+
+/// The default sort order when a drop commits: the one the last `WRITE ...` before it (`set`)
+/// made, with that change, else the table's.
 fn default_order_at<'a>(
     cx: &Context<'a>,
-    drop: &Applied,
+    set: Option<&'a Applied>,
 ) -> (Option<&'a SortOrder>, Option<&'a Applied>) {
-    let set = cx
-        .applied
-        .iter()
-        .take_while(|a| !std::ptr::eq(*a, drop))
-        .filter(|a| a.kind == AppliedKind::SetWriteOrder)
-        .last();
     match set.and_then(|a| a.sort_order_id) {
         Some(id) => (cx.after.sort_orders.iter().find(|o| o.order_id == id), set),
         None => (

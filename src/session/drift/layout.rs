@@ -5,7 +5,7 @@
 //! with its id and both versions.
 
 use std::cell::OnceCell;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use crate::evolve::last_partition_id;
 use crate::iceberg::metadata::TableMetadata;
@@ -78,40 +78,15 @@ pub fn same_layout(a: &TableMetadata, b: &TableMetadata) -> bool {
 /// An entry of a list Java indexes by id, with its id.
 type Keyed<T> = (i32, T);
 
-/// Each entry by its id; `None` when an id is listed twice.
-fn unique_index<T>(list: &[(i32, T)]) -> Option<HashMap<i32, &T>> {
-    let mut by = HashMap::new();
-    for (id, entry) in list {
-        if by.insert(*id, entry).is_some() {
-            return None;
-        }
-    }
-    Some(by)
+/// Each entry by its id. The reader refuses a list that holds an id twice, as Java does, so
+/// every entry is found under its id.
+fn index<T>(list: &[(i32, T)]) -> HashMap<i32, &T> {
+    list.iter().map(|(id, entry)| (*id, entry)).collect()
 }
 
-/// The first entry of each id, as a lookup by id finds it; the ids listed again go to
-/// `doubled`, once each.
-fn first_index<'l, T>(list: &'l [(i32, T)], doubled: &mut Vec<i32>) -> HashMap<i32, &'l T> {
-    let mut by: HashMap<i32, &T> = HashMap::new();
-    let mut seen = HashSet::new();
-    for (id, entry) in list {
-        if by.contains_key(id) {
-            if seen.insert(*id) {
-                doubled.push(*id);
-            }
-        } else {
-            by.insert(*id, entry);
-        }
-    }
-    by
-}
-
-/// Two lists holding the same entry under each id, each id once.
+/// Two lists holding the same entry under each id.
 fn same_by_id<T: PartialEq>(a: &[(i32, T)], b: &[(i32, T)]) -> bool {
-    match (unique_index(a), unique_index(b)) {
-        (Some(a), Some(b)) => a == b,
-        _ => false,
-    }
+    a.len() == b.len() && index(a) == index(b)
 }
 
 fn orders(m: &TableMetadata) -> Vec<(i32, Vec<SortField>)> {
@@ -150,8 +125,7 @@ fn specs(m: &TableMetadata) -> Vec<(i32, Vec<SpecField>)> {
 }
 
 /// Two lists of `what` (a spec or an order) compared by id: each expected id missing, changed
-/// or found under another id in the committed list, each committed id no migration makes, and
-/// an id the committed list holds twice (Java refuses to index it). `expected_words` and
+/// or found under another id in the committed list, and each committed id no migration makes.
 /// `describe` puts an entry into words with its own metadata's `columns`. Indexed by id, so a
 /// list of many thousands costs one pass, not one per entry.
 fn by_id<T: PartialEq>(
@@ -163,24 +137,13 @@ fn by_id<T: PartialEq>(
     let expected_words = |entry: &T| describe(entry, &columns.0);
     let committed_words = |entry: &T| describe(entry, &columns.1);
     let mut out = Vec::new();
-    let mut doubled = Vec::new();
-    let wanted = first_index(expected, &mut Vec::new());
-    let held = first_index(committed, &mut doubled);
-    for id in doubled {
-        out.push(format!(
-            "{what} {id} is listed more than once in the metadata"
-        ));
-    }
+    let wanted = index(expected);
+    let held = index(committed);
     // Committed entries under an id no migration makes, in the file's order: where an expected
     // entry that is missing under its own id may have gone.
     let mut extra: Vec<(i32, &T)> = committed
         .iter()
-        .filter(|(id, entry)| {
-            !wanted.contains_key(id)
-                && held
-                    .get(id)
-                    .is_some_and(|first| std::ptr::eq(*first, entry))
-        })
+        .filter(|(id, _)| !wanted.contains_key(id))
         .map(|(id, entry)| (*id, entry))
         .collect();
     for (id, want) in expected {
@@ -305,7 +268,7 @@ mod tests {
     }
 
     #[test]
-    fn orders_are_named_by_id_changed_removed_added_renumbered_or_doubled() {
+    fn orders_are_named_by_id_changed_removed_added_or_renumbered() {
         let expected = [(0, "unsorted"), (1, "id asc nulls-first")];
         assert!(compared(&expected, &[(1, "id asc nulls-first"), (0, "unsorted")]).is_empty());
         assert_eq!(
@@ -332,17 +295,6 @@ mod tests {
                 ]
             ),
             ["sort order 2 (`ts asc nulls-first`) is in the metadata, but no migration makes it"]
-        );
-        assert_eq!(
-            compared(
-                &expected,
-                &[
-                    (0, "unsorted"),
-                    (1, "id asc nulls-first"),
-                    (1, "ts asc nulls-first")
-                ]
-            ),
-            ["sort order 1 is listed more than once in the metadata"]
         );
     }
 }
