@@ -6,6 +6,18 @@
 /// Two spellings name the same table when their parts are equal ignoring case, or one is a
 /// qualified form of the other (`db.users` and `users`, `cat.db.users` and `db.users`).
 pub fn same_table(a: &str, b: &str) -> bool {
+    if is_plain(a) && is_plain(b) {
+        // Most names quote nothing: compared part by part from the end, with no allocation,
+        // since `check` compares a name with every table sharing its last part.
+        let (mut x, mut y) = (a.rsplit('.'), b.rsplit('.'));
+        loop {
+            match (x.next(), y.next()) {
+                (Some(p), Some(q)) if p.eq_ignore_ascii_case(q) => {}
+                (Some(_), Some(_)) => return false,
+                _ => return true,
+            }
+        }
+    }
     let (a, b) = (parts(a), parts(b));
     let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
     !short.is_empty()
@@ -17,7 +29,19 @@ pub fn same_table(a: &str, b: &str) -> bool {
 
 /// The lowercased last part, which any two names of the same table share.
 pub(super) fn last_segment(name: &str) -> String {
+    if is_plain(name) {
+        return name
+            .rsplit('.')
+            .next()
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+    }
     parts(name).pop().unwrap_or_default().to_ascii_lowercase()
+}
+
+/// Whether `name` has no quoted part, so dots alone split it.
+fn is_plain(name: &str) -> bool {
+    memchr::memchr2(b'`', b'"', name.as_bytes()).is_none()
 }
 
 /// The identifier parts of `name`; inside quotes, a doubled quote stands for one.
@@ -55,6 +79,16 @@ mod tests {
         assert!(same_table("cat.`db`.t", "db.t"));
         assert!(same_table("`we``ird`", "db.`we``ird`"));
         assert_eq!(last_segment("db.`T.x`"), "t.x");
+    }
+
+    #[test]
+    fn plain_names_compare_part_by_part_from_the_end() {
+        assert!(same_table("db.users", "USERS"));
+        assert!(same_table("cat.db.users", "db.users"));
+        assert!(!same_table("db.users", "xdb.users"));
+        assert!(!same_table("db.users", "users2"));
+        assert!(same_table("", ""));
+        assert_eq!(last_segment("Db.Users"), "users");
     }
 
     #[test]
