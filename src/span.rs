@@ -24,3 +24,18 @@ impl Span {
         self.offset + self.len
     }
 }
+
+/// Where each line of `text` starts: 0, then the byte after every `\n` (the breaks miette and
+/// sqlparser count; a lone `\r` is part of its line).
+pub fn starts_of<C: FromIterator<usize>>(text: &str) -> C {
+    std::iter::once(0)
+        .chain(text.match_indices('\n').map(|(at, _)| at + 1))
+        .collect()
+}
+
+/// The 0-based line holding byte `offset`, given the line starts from [`starts_of`].
+pub fn line_in(starts: &[usize], offset: usize) -> usize {
+    starts
+        .partition_point(|start| *start <= offset)
+        .saturating_sub(1)
+}

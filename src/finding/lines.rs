@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Weak};
 
 use crate::change::{Source, SourceFile};
+use crate::span::{line_in, starts_of};
 
 /// Below this a text is scanned directly: indexing it costs more than it saves.
 const INDEXED_FROM: usize = 64 * 1024;
@@ -31,9 +32,9 @@ pub fn line_col_of(source: &Source, offset: usize) -> (usize, usize) {
         return super::line_col(text, offset);
     }
     let starts = line_starts(source);
-    let line = starts.partition_point(|start| *start <= offset);
-    let line_start = starts[line.saturating_sub(1)];
-    (line, text[line_start..offset].chars().count() + 1)
+    let line = line_in(&starts, offset);
+    let line_start = starts[line];
+    (line + 1, text[line_start..offset].chars().count() + 1)
 }
 
 fn line_starts(source: &Source) -> Arc<[usize]> {
@@ -46,9 +47,7 @@ fn line_starts(source: &Source) -> Arc<[usize]> {
         if indexes.len() >= KEPT {
             indexes.retain(|_, (weak, _)| weak.strong_count() > 0);
         }
-        let starts: Arc<[usize]> = std::iter::once(0)
-            .chain(source.text.match_indices('\n').map(|(at, _)| at + 1))
-            .collect();
+        let starts: Arc<[usize]> = starts_of(&source.text);
         if indexes.len() < KEPT {
             indexes.insert(key, (Arc::downgrade(source), starts.clone()));
         }

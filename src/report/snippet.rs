@@ -11,6 +11,7 @@ use miette::{MietteError, MietteSpanContents, SourceCode, SourceSpan, SpanConten
 
 use crate::change::Source;
 use crate::report::terminal::{OffsetMap, escape, escape_mapped};
+use crate::span::{line_in, starts_of};
 
 /// One escaped source: its text, where each line starts in it, and the map from the original's
 /// offsets into it.
@@ -27,9 +28,7 @@ impl Escaped {
         let text = text.into_owned();
         // Escaping leaves no lone `\r`, so every line break of the escaped text ends in `\n`,
         // as miette counts them.
-        let line_starts = std::iter::once(0)
-            .chain(text.match_indices('\n').map(|(at, _)| at + 1))
-            .collect();
+        let line_starts = starts_of(&text);
         Escaped {
             name: escape(&source.name).into_owned(),
             text,
@@ -40,9 +39,7 @@ impl Escaped {
 
     /// The index of the line holding byte `offset`.
     fn line_of(&self, offset: usize) -> usize {
-        self.line_starts
-            .partition_point(|start| *start <= offset)
-            .saturating_sub(1)
+        line_in(&self.line_starts, offset)
     }
 }
 

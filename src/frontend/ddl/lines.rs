@@ -6,6 +6,8 @@
 
 use sqlparser::tokenizer::Location;
 
+use crate::span::{line_in, starts_of};
+
 pub(crate) struct LineIndex<'t> {
     text: &'t str,
     /// Byte offset of the first byte of each line. sqlparser only counts `\n` as a line break
@@ -16,13 +18,7 @@ pub(crate) struct LineIndex<'t> {
 
 impl<'t> LineIndex<'t> {
     pub(crate) fn new(text: &'t str) -> LineIndex<'t> {
-        let mut starts = vec![0];
-        starts.extend(
-            text.bytes()
-                .enumerate()
-                .filter(|&(_, b)| b == b'\n')
-                .map(|(i, _)| i + 1),
-        );
+        let starts: Vec<usize> = starts_of(text);
         let ascii = starts
             .iter()
             .enumerate()
@@ -66,10 +62,7 @@ impl<'t> LineIndex<'t> {
     /// The location of a byte offset (which must be a char boundary; others are rounded down).
     pub(crate) fn location(&self, offset: usize) -> Location {
         let offset = offset.min(self.text.len());
-        let line = self
-            .starts
-            .partition_point(|&s| s <= offset)
-            .saturating_sub(1);
+        let line = line_in(&self.starts, offset);
         let start = self.starts.get(line).copied().unwrap_or(0);
         let column = self
             .text
