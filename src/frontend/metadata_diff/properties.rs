@@ -3,19 +3,30 @@
 //! each it no longer has, each at its place in the file (a removed one at `properties`), so the
 //! property rules judge an engine-written file as they judge `SET TBLPROPERTIES`.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::Diff;
 use crate::change::{Applied, AppliedKind, PropertyEdit, Span};
 
 impl Diff<'_> {
+    /// The JSON and YAML readers refuse a repeated key, so each list holds a key once.
     pub(super) fn property_changes(&self) -> Vec<Applied> {
-        let before = by_key(&self.base.properties);
-        let after = by_key(&self.proposed.properties);
+        let before: HashMap<&str, &str> = self
+            .base
+            .properties
+            .iter()
+            .map(|(key, value)| (key.as_str(), value.as_str()))
+            .collect();
+        let after: HashSet<&str> = self
+            .proposed
+            .properties
+            .iter()
+            .map(|(key, _)| key.as_str())
+            .collect();
         let mut out = Vec::new();
         for (key, value) in &self.proposed.properties {
             let was = before.get(key.as_str()).copied();
-            if was == Some(value.as_str()) || after.get(key.as_str()) != Some(&value.as_str()) {
+            if was == Some(value.as_str()) {
                 continue;
             }
             let at = self.properties.members.get(key).copied();
@@ -24,9 +35,7 @@ impl Diff<'_> {
             out.push(self.property_edit(AppliedKind::SetProperties, at, edit));
         }
         for (key, value) in &self.base.properties {
-            if !after.contains_key(key.as_str())
-                && before.get(key.as_str()) == Some(&value.as_str())
-            {
+            if !after.contains(key.as_str()) {
                 let edit = (key.as_str(), Some(value.as_str()), None);
                 let at = self.properties_anchor();
                 out.push(self.property_edit(AppliedKind::UnsetProperties, at, edit));
@@ -55,14 +64,4 @@ impl Diff<'_> {
         }];
         applied
     }
-}
-
-/// Each property's value as readers see it: the first of a repeated key, as
-/// [`TableMetadata::property`](crate::iceberg::metadata::TableMetadata::property) reads it.
-fn by_key(properties: &[(String, String)]) -> HashMap<&str, &str> {
-    let mut out = HashMap::with_capacity(properties.len());
-    for (key, value) in properties {
-        out.entry(key.as_str()).or_insert(value.as_str());
-    }
-    out
 }
