@@ -1723,12 +1723,14 @@ fn partition_specs_sort_orders_and_format_version_edited_by_hand_are_drift() {
     );
     broken_orders_metadata_fails(
         |lake| {
-            let text = lake
-                .read(v5)
-                .replacen(r#""format-version":2"#, r#""format-version":1"#, 1);
+            let text = lake.read(v5).replacen(
+                r#""format-version":2"#,
+                r#""format-version":3,"next-row-id":0"#,
+                1,
+            );
             lake.write(v5, &text);
         },
-        "`format-version` is 1 in the metadata, 2 from the migrations",
+        "`format-version` is 3 in the metadata, 2 from the migrations",
     );
 }
 

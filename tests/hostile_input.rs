@@ -173,6 +173,49 @@ fn repeated_spec_and_order_ids_are_refused_where_they_repeat() {
     }
 }
 
+/// A pyiceberg-written v2 file with a key Java requires taken out, or its history made
+/// inconsistent, is one no engine loads: exit 2 with Java's reason, never judged with a default.
+#[test]
+fn what_java_requires_of_v2_metadata_is_required() {
+    let text = fs::read_to_string(events()).unwrap();
+    let uuid = r#""table-uuid":"84a945a6-a7d0-4034-99a9-2625e75c5788","#;
+    let main = r#"{"main":{"snapshot-id":4572329166836704010"#;
+    for (from, to, says) in [
+        (uuid, "", "UUID is required in format v2"),
+        (r#","last-sequence-number":4"#, "", "`last-sequence-number`"),
+        (
+            r#""last-partition-id":"#,
+            r#""last-partition-idx":"#,
+            "`last-partition-id` must exist in format v2",
+        ),
+        (
+            r#""default-sort-order-id":"#,
+            r#""default-sort-order-idx":"#,
+            "missing required key `default-sort-order-id`",
+        ),
+        (
+            r#","last-sequence-number":4"#,
+            r#","last-sequence-number":3"#,
+            "Invalid snapshot with sequence number 4",
+        ),
+        (
+            main,
+            r#"{"main":{"snapshot-id":8242440160066908475"#,
+            "does not match main branch",
+        ),
+    ] {
+        assert!(text.contains(from), "{from}");
+        let output = lint_metadata(text.replacen(from, to, 1).as_bytes());
+        assert_eq!(output.status.code(), Some(2), "{to}: {}", stderr(&output));
+        assert!(
+            stderr(&output).contains(says) && stderr(&output).contains("t.metadata.json:1:"),
+            "{says}: {}",
+            stderr(&output)
+        );
+    }
+    assert_eq!(lint_metadata(text.as_bytes()).status.code(), Some(0));
+}
+
 #[test]
 fn a_migration_of_many_statements_gets_a_verdict() {
     let sql: String = (0..2_000)

@@ -266,7 +266,7 @@ mod tests {
     use crate::frontend::ddl::{Dialect, parse_sql};
     use crate::iceberg::metadata::TableMetadata;
 
-    const V2: &str = r#"{"format-version":2,"location":"/t","last-updated-ms":1,"last-column-id":4,"current-schema-id":0,"schemas":[{"type":"struct","schema-id":0,"fields":[{"id":1,"name":"id","required":true,"type":"long"},{"id":2,"name":"ts","required":false,"type":"timestamptz"},{"id":3,"name":"tags","required":false,"type":{"type":"list","element-id":4,"element":"string","element-required":false}}]}],"default-spec-id":0,"partition-specs":[{"spec-id":0,"fields":[{"name":"ts_month","transform":"month","source-id":2,"field-id":1000}]}],"last-partition-id":1000,"properties":{"owner":"a"}}"#;
+    const V2: &str = r#"{"format-version":2,"table-uuid":"00000000-0000-4000-8000-000000000000","last-sequence-number":0,"sort-orders":[{"order-id":0,"fields":[]}],"default-sort-order-id":0,"location":"/t","last-updated-ms":1,"last-column-id":4,"current-schema-id":0,"schemas":[{"type":"struct","schema-id":0,"fields":[{"id":1,"name":"id","required":true,"type":"long"},{"id":2,"name":"ts","required":false,"type":"timestamptz"},{"id":3,"name":"tags","required":false,"type":{"type":"list","element-id":4,"element":"string","element-required":false}}]}],"default-spec-id":0,"partition-specs":[{"spec-id":0,"fields":[{"name":"ts_month","transform":"month","source-id":2,"field-id":1000}]}],"last-partition-id":1000,"properties":{"owner":"a"}}"#;
 
     fn run(base: &str, sql: &str, dialect: Dialect) -> Evolution {
         let table = TableMetadata::from_json(&crate::json::parse(base).unwrap()).unwrap();
@@ -371,7 +371,7 @@ mod tests {
             .iter()
             .map(|o| o.order_id)
             .collect();
-        assert_eq!(ids, vec![1, 2, 0]);
+        assert_eq!(ids, vec![0, 1, 2]);
         assert_eq!(evolution.metadata.default_sort_order_id, 0);
         let defaults: Vec<String> = evolution
             .applied

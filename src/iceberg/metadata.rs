@@ -120,12 +120,16 @@ impl TableMetadata {
                 None => Vec::new(),
             },
         };
+        // A v1 file may have no `sort-orders`: Java reads it as unsorted (order 0).
         let sort_orders = match root.get("sort-orders") {
             Some(list) => as_array(list, "`sort-orders`")?
                 .iter()
                 .map(SortOrder::from_json)
                 .collect::<ModelResult<Vec<_>>>()?,
-            None => Vec::new(),
+            None => vec![SortOrder {
+                order_id: 0,
+                fields: Vec::new(),
+            }],
         };
 
         let mut properties = Vec::new();

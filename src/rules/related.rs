@@ -155,7 +155,7 @@ mod tests {
     use crate::change::SourceFile;
     use crate::finding::{Related, Severity};
 
-    const METADATA: &str = r#"{"format-version":2,
+    const METADATA: &str = r#"{"format-version":2,"table-uuid":"00000000-0000-4000-8000-000000000000","last-sequence-number":0,"default-spec-id":0,"last-partition-id":1000,"default-sort-order-id":1,
 "schemas":[{"schema-id":0,"fields":[{"id":1,"name":"id","type":"long","required":true},{"id":2,"name":"status","type":"string","required":false}]},
 {"schema-id":1,"fields":[{"id":1,"name":"id","type":"long","required":true},{"id":3,"name":"tags","required":false,"type":{"type":"list","element-id":4,"element":{"type":"struct","fields":[{"id":5,"name":"label","type":"string","required":false}]},"element-required":false}}]}],
 "partition-specs":[{"spec-id":0,"fields":[{"source-id":2,"field-id":1000,"name":"status","transform":"identity"}]}],

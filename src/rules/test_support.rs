@@ -18,11 +18,34 @@ const AMBIENT: [&str; 4] = [
     "reader-cache-refresh",
 ];
 
+/// A table as Iceberg Java would accept it: no specs is the unpartitioned spec, no orders the
+/// unsorted order, and `last-partition-id` the highest partition field id.
 pub fn metadata(version: u8, fields: &str, specs: &str, sort_orders: &str) -> TableMetadata {
+    let specs = if specs == "[]" {
+        r#"[{"spec-id":0,"fields":[]}]"#
+    } else {
+        specs
+    };
+    let sort_orders = if sort_orders == "[]" {
+        r#"[{"order-id":0,"fields":[]}]"#
+    } else {
+        sort_orders
+    };
+    let last_partition_id = serde_json::from_str::<serde_json::Value>(specs)
+        .ok()
+        .and_then(|specs| {
+            specs
+                .as_array()?
+                .iter()
+                .flat_map(|spec| spec["fields"].as_array().cloned().unwrap_or_default())
+                .filter_map(|field| field["field-id"].as_i64())
+                .max()
+        })
+        .unwrap_or(999);
     let text = format!(
-        r#"{{"format-version":{version},"location":"/t","last-updated-ms":0,"last-column-id":100,"current-schema-id":0,
+        r#"{{"format-version":{version},"table-uuid":"00000000-0000-4000-8000-000000000000","location":"/t","last-sequence-number":0,"next-row-id":0,"last-updated-ms":0,"last-column-id":100,"current-schema-id":0,
         "schemas":[{{"type":"struct","schema-id":0,"identifier-field-ids":[],"fields":{fields}}}],
-        "partition-specs":{specs},"default-spec-id":0,"sort-orders":{sort_orders},"default-sort-order-id":1}}"#
+        "partition-specs":{specs},"default-spec-id":0,"last-partition-id":{last_partition_id},"sort-orders":{sort_orders},"default-sort-order-id":1}}"#
     );
     let root = crate::json::parse(&text).expect("test metadata is JSON");
     let mut table = TableMetadata::from_json(&root).expect("test metadata is Iceberg");

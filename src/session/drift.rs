@@ -315,7 +315,7 @@ mod tests {
     use crate::frontend::ddl::{Dialect, parse_sql};
 
     fn base() -> TableMetadata {
-        let text = r#"{"format-version":2,"location":"/t","last-updated-ms":0,"last-column-id":2,"current-schema-id":0,
+        let text = r#"{"format-version":2,"table-uuid":"00000000-0000-4000-8000-000000000000","last-sequence-number":0,"partition-specs":[{"spec-id":0,"fields":[]}],"default-spec-id":0,"last-partition-id":999,"sort-orders":[{"order-id":0,"fields":[]}],"default-sort-order-id":0,"location":"/t","last-updated-ms":0,"last-column-id":2,"current-schema-id":0,
             "schemas":[{"type":"struct","schema-id":0,"fields":[{"id":1,"name":"id","required":true,"type":"long"},{"id":2,"name":"name","required":false,"type":"string"}]}]}"#;
         let root = crate::json::parse(text).unwrap();
         TableMetadata::from_json(&root).unwrap()
@@ -375,7 +375,7 @@ mod tests {
 
     #[test]
     fn a_mapping_without_nameless_entries_is_no_drift_but_a_moved_name_is() {
-        let text = r#"{"format-version":2,"location":"/t","last-updated-ms":0,"last-column-id":2,"current-schema-id":0,
+        let text = r#"{"format-version":2,"table-uuid":"00000000-0000-4000-8000-000000000000","last-sequence-number":0,"partition-specs":[{"spec-id":0,"fields":[]}],"default-spec-id":0,"last-partition-id":999,"sort-orders":[{"order-id":0,"fields":[]}],"default-sort-order-id":0,"location":"/t","last-updated-ms":0,"last-column-id":2,"current-schema-id":0,
             "properties":{"schema.name-mapping.default":"[{\"field-id\":1,\"names\":[\"id\"]},{\"field-id\":2,\"names\":[\"name\"]}]"},
             "schemas":[{"type":"struct","schema-id":0,"fields":[{"id":1,"name":"id","required":true,"type":"long"},{"id":2,"name":"name","required":false,"type":"string"}]}]}"#;
         let base = TableMetadata::from_json(&crate::json::parse(text).unwrap()).unwrap();

@@ -13,7 +13,9 @@ use std::process::{Command, Output};
 use std::sync::Arc;
 
 use fieldgate::iceberg::metadata::TableMetadata;
+use fieldgate::iceberg::partition::PartitionSpec;
 use fieldgate::iceberg::schema::{Field, Schema};
+use fieldgate::iceberg::sort::SortOrder;
 use fieldgate::iceberg::types::{FieldId, PrimitiveType, Type};
 
 /// The package root, where the fixtures and examples are.
@@ -170,7 +172,7 @@ pub fn prim(p: PrimitiveType) -> Type {
 }
 
 /// A format v2 table with one schema (id 0) of `fields`, field 1 its identifier, and nothing
-/// else: no partition spec, sort order, snapshot or name mapping.
+/// else: unpartitioned, unsorted, no snapshot or name mapping.
 pub fn one_schema_table(fields: Vec<Field>, last_column_id: FieldId) -> TableMetadata {
     TableMetadata {
         format_version: 2,
@@ -183,10 +185,16 @@ pub fn one_schema_table(fields: Vec<Field>, last_column_id: FieldId) -> TableMet
             identifier_field_ids: vec![1],
             fields,
         })],
-        partition_specs: Vec::new(),
+        partition_specs: vec![PartitionSpec {
+            spec_id: 0,
+            fields: Vec::new(),
+        }],
         default_spec_id: 0,
         last_partition_id: None,
-        sort_orders: Vec::new(),
+        sort_orders: vec![SortOrder {
+            order_id: 0,
+            fields: Vec::new(),
+        }],
         default_sort_order_id: 0,
         properties: Vec::new(),
         name_mapping: None,

@@ -4,6 +4,9 @@
 
 use std::collections::{HashMap, HashSet};
 
+mod history;
+mod required;
+
 use crate::iceberg::codec::{ModelError, ModelResult};
 use crate::iceberg::metadata::TableMetadata;
 use crate::iceberg::schema::visit_paths;
@@ -28,11 +31,15 @@ pub enum Culprit {
         index: usize,
     },
     LastColumnId,
+    /// A list, as a whole.
+    List(&'static str),
 }
 
 /// Checks `metadata`, read from `root`, as Java's parser would.
 pub fn validate_as_java(root: &Node<'_>, metadata: &TableMetadata) -> ModelResult<()> {
+    required::required_keys(root, metadata.format_version)?;
     schemas_are_structs(root)?;
+    history::history(root, metadata.format_version)?;
     match refusal(metadata) {
         None => Ok(()),
         Some(refused) => {
@@ -40,6 +47,7 @@ pub fn validate_as_java(root: &Node<'_>, metadata: &TableMetadata) -> ModelResul
                 Culprit::Schema(index) => schema_node(root, index),
                 Culprit::Id { list, key, index } => id_node(root, list, key, index),
                 Culprit::LastColumnId => root.get("last-column-id").unwrap_or(root),
+                Culprit::List(list) => root.get(list).unwrap_or(root),
             };
             Err(ModelError::at(at, refused.message))
         }
@@ -47,8 +55,9 @@ pub fn validate_as_java(root: &Node<'_>, metadata: &TableMetadata) -> ModelResul
 }
 
 /// What Java refuses in `metadata` once it is typed: ids or full names used twice in a schema
-/// (Java indexes each schema by both), a schema, spec, order or snapshot id listed twice, and a
-/// `last-column-id` that is negative or below an id in use. `apply` asks it of the metadata it built, so a change is checked without writing and
+/// (Java indexes each schema by both), a schema, spec, order or snapshot id listed twice, a
+/// `last-column-id` that is negative or below an id in use, no partition spec or sort order.
+/// `apply` asks it of the metadata it built, so a change is checked without writing and
 /// re-reading the text. Each schema is walked once.
 pub fn refusal(metadata: &TableMetadata) -> Option<Refusal> {
     let mut highest = None;
@@ -80,7 +89,25 @@ pub fn refusal(metadata: &TableMetadata) -> Option<Refusal> {
             });
         }
     }
-    id_refusal(metadata).or_else(|| last_column_id_refusal(metadata.last_column_id, highest))
+    empty_list_refusal(metadata)
+        .or_else(|| id_refusal(metadata))
+        .or_else(|| last_column_id_refusal(metadata.last_column_id, highest))
+}
+
+/// Java's `TableMetadata` refuses a table without a partition spec or a sort order: there is
+/// always at least the unpartitioned spec and the unsorted order.
+fn empty_list_refusal(metadata: &TableMetadata) -> Option<Refusal> {
+    let (list, holds) = if metadata.partition_specs.is_empty() {
+        ("partition-specs", "Partition specs")
+    } else if metadata.sort_orders.is_empty() {
+        ("sort-orders", "Sort orders")
+    } else {
+        return None;
+    };
+    Some(Refusal {
+        at: Culprit::List(list),
+        message: format!("{holds} cannot be null or empty: the table has none"),
+    })
 }
 
 /// Java's `TableMetadata` indexes schemas, partition specs, sort orders and snapshots by id into

@@ -259,7 +259,7 @@ mod tests {
     use crate::iceberg::metadata::TableMetadata;
 
     fn compared(expected: &[(i32, &str)], committed: &[(i32, &str)]) -> Vec<String> {
-        let text = r#"{"format-version":2,"location":"/t","last-updated-ms":0,"last-column-id":1,"current-schema-id":0,
+        let text = r#"{"format-version":2,"table-uuid":"00000000-0000-4000-8000-000000000000","last-sequence-number":0,"partition-specs":[{"spec-id":0,"fields":[]}],"default-spec-id":0,"last-partition-id":999,"sort-orders":[{"order-id":0,"fields":[]}],"default-sort-order-id":0,"location":"/t","last-updated-ms":0,"last-column-id":1,"current-schema-id":0,
             "schemas":[{"type":"struct","schema-id":0,"fields":[{"id":1,"name":"id","required":true,"type":"long"}]}]}"#;
         let table = TableMetadata::from_json(&crate::json::parse(text).unwrap()).unwrap();
         let columns = (Columns::of(&table), Columns::of(&table));
