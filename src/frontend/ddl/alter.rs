@@ -247,7 +247,7 @@ fn column_action(cx: &mut Stmt, path: &PathSpan) -> PResult<Vec<Change>> {
         )));
     }
     if cx.cur.eat_word("type").is_some() || cx.cur.eat_words(&["set", "data", "type"]).is_some() {
-        let ty = parse_type(&mut cx.cur)?;
+        let ty = new_type(cx)?;
         let changes = vec![update_type(cx, path, ty)?];
         if spark && cx.cur.at_word("comment") {
             return Err(DdlError::syntax(
@@ -276,6 +276,32 @@ fn column_action(cx: &mut Stmt, path: &PathSpan) -> PResult<Vec<Change>> {
         Err(cx.cur.expected(
             "`TYPE`, `SET DATA TYPE`, `COMMENT`, `FIRST`, `AFTER`, `SET NOT NULL` or `DROP NOT NULL`",
         ))
+    }
+}
+
+/// The type a column is changed to. Spark's analyzer allows a change only to a type the column
+/// casts up to (`Cast.canUpCast`, else NOT_SUPPORTED_CHANGE_COLUMN), and Spark reads every
+/// Iceberg column as `int` or a type that does not cast up to `tinyint`/`smallint`: Iceberg
+/// would see `int` (the only width it has) and pass what Spark refuses before it gets there.
+fn new_type(cx: &mut Stmt) -> PResult<ParsedType> {
+    let head = cx.cur.peek().keyword();
+    let ty = parse_type(&mut cx.cur)?;
+    match head.as_deref() {
+        Some(narrow @ ("tinyint" | "byte" | "smallint" | "short")) if cx.dialect() == Dialect::Spark => {
+            Err(DdlError::new(
+                DdlErrorKind::Invalid,
+                ty.span,
+                format!(
+                    "Spark refuses a change to `{narrow}` before Iceberg sees it: no Iceberg column \
+                     casts up to it (Spark's NOT_SUPPORTED_CHANGE_COLUMN; an Iceberg `int` is Spark's INT)"
+                ),
+            )
+            .with_help(
+                "Iceberg stores `tinyint` and `smallint` as `int`: keep the column's type, or add \
+                 a new column for narrower values",
+            ))
+        }
+        _ => Ok(ty),
     }
 }
 
@@ -354,7 +380,7 @@ fn change_column(cx: &mut Stmt) -> PResult<Vec<Change>> {
         return Ok(changes);
     }
     let new_name = cx.cur.name("the new column name")?;
-    let ty = parse_type(&mut cx.cur)?;
+    let ty = new_type(cx)?;
     // Spark's resolver compares the two names: `CHANGE c C bigint` is no rename.
     let renamed = !same_name(&new_name.value, path.path.leaf());
     if renamed && !hive {

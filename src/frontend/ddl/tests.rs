@@ -366,6 +366,37 @@ fn spark_alter_column_type_and_comment() {
 }
 
 #[test]
+fn spark_refuses_a_change_to_a_type_no_iceberg_column_casts_up_to() {
+    for text in [
+        "ALTER TABLE t ALTER COLUMN n TYPE smallint",
+        "ALTER TABLE t ALTER COLUMN n TYPE TINYINT",
+        "ALTER TABLE t ALTER COLUMN n TYPE short",
+        "ALTER TABLE t CHANGE COLUMN n n byte",
+    ] {
+        let (error, at) = error(text, Spark);
+        assert!(
+            error.message.contains("NOT_SUPPORTED_CHANGE_COLUMN"),
+            "{text}: {}",
+            error.message
+        );
+        assert_eq!(at, text.rsplit(' ').next().unwrap_or_default(), "{text}");
+    }
+    // Hive's own CHANGE COLUMN and a new column's type are not Spark's ALTER COLUMN check.
+    let (kind, _) = one("ALTER TABLE t CHANGE COLUMN n n smallint", Hive);
+    assert!(matches!(
+        kind,
+        ChangeKind::UpdateType {
+            new_type: P::Int,
+            ..
+        }
+    ));
+    assert_eq!(
+        changes("ALTER TABLE t ADD COLUMN n smallint", Spark).len(),
+        1
+    );
+}
+
+#[test]
 fn spark_moves_point_at_the_position_clause() {
     let (kind, focus) = one("ALTER TABLE t ALTER COLUMN col FIRST", Spark);
     assert_eq!(
