@@ -280,21 +280,23 @@ class Case:
 
 
 def check_metadata_file(fieldgate: str, case: Case, con: object, work: Path,
-                        timeout: float) -> tuple[list[str], list[str]]:
-    """`apply -o OUT`, read by pyiceberg and by DuckDB: (pyiceberg's diffs, DuckDB's diffs)."""
+                        timeout: float) -> tuple[list[str], list[str] | None]:
+    """`apply -o OUT`, read by pyiceberg and by DuckDB: (pyiceberg's diffs, DuckDB's diffs, None
+    when apply wrote nothing to read)."""
     # StaticTable only treats a path as a metadata file when it ends in .metadata.json.
     out = work / f"{case.name}.metadata.json"
     base = case.base if case.base.exists() else None
     if error := run_fieldgate(fieldgate, case.dir, base, ["-o", str(out)], out, timeout):
-        return [error], []
+        return [error], None
     return (pyiceberg_diffs("pyiceberg", str(out), case.expected, case.want),
             duckdb_diffs("duckdb", con, str(out), case.want))
 
 
 def check_table_directory(fieldgate: str, case: Case, con: object, work: Path,
-                          timeout: float) -> tuple[list[str], list[str]]:
+                          timeout: float) -> tuple[list[str], list[str] | None]:
     """`apply --write` on a copy of the case's table directory (Hadoop layout), then the directory
-    read through its version hint by pyiceberg and by DuckDB: (pyiceberg's diffs, DuckDB's diffs).
+    read through its version hint by pyiceberg and by DuckDB: (the directory's and pyiceberg's
+    diffs, DuckDB's diffs, None when apply wrote nothing to read).
 
     Only metadata/ is copied: the manifests and data files stay in the warehouse, at the absolute
     paths the metadata names, so DuckDB reads them without `allow_moved_paths` (which would look
@@ -306,7 +308,7 @@ def check_table_directory(fieldgate: str, case: Case, con: object, work: Path,
     version = int(hint.read_text()) + 1
     new_file = table_dir / "metadata" / f"v{version}.metadata.json"
     if error := run_fieldgate(fieldgate, case.dir, table_dir, ["--write"], new_file, timeout):
-        return [f"table directory: {error}"], []
+        return [f"table directory: {error}"], None
     diffs = []
     if (text := hint.read_bytes()) != str(version).encode():
         diffs.append(f"table directory: version-hint.text is {text!r}, expected {str(version).encode()!r}")
@@ -353,7 +355,12 @@ def check_case(fieldgate: str, case_dir: Path, fixtures: Path, con: object, work
     directory, directory_duck = [], []
     if case.base.exists():
         directory, directory_duck = check_table_directory(fieldgate, case, con, work, timeout)
-    duck, note = duckdb_verdict(con, case, duck + directory_duck)
+    note = None
+    if duck is not None and directory_duck is not None:
+        duck, note = duckdb_verdict(con, case, duck + directory_duck)
+    else:
+        # apply wrote nothing for DuckDB to read: that is reported as apply's failure.
+        duck = (duck or []) + (directory_duck or [])
     return [shown for diffs in (pyiceberg, directory, duck) for shown in first_few(diffs)], note
 
 
