@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Live interop check: does metadata written by `fieldgate apply` read back in pyiceberg exactly as
-pyiceberg's own result does?
+"""Live interop check: does metadata written by `fieldgate apply` read back in pyiceberg and in
+DuckDB's iceberg extension exactly as pyiceberg's own result does?
 
 For every case under FIXTURES/cases (a directory made by `make_fixtures.py --out FIXTURES --keep-data`,
 so the manifests and data files its metadata points at exist), run
@@ -10,7 +10,19 @@ so the manifests and data files its metadata points at exist), run
 
 load OUT with pyiceberg's StaticTable and compare with cases/<case>/expected.metadata.json: the current
 schema field by field (ids, names, types, required, doc, order, identifier fields), every schema id and
-schema, last-column-id and the name mapping; then scan both tables and compare the rows.
+schema, last-column-id and the name mapping; then scan both tables and compare the rows. DuckDB
+then scans OUT with `iceberg_scan`, and its columns (names and types) and rows are compared with
+pyiceberg's scan of expected.metadata.json.
+
+For every case with a base, the same migration is applied with `--write` to a copy of the base
+table's directory (FIXTURES/tables/<table>: metadata/v1..vN.metadata.json and version-hint.text):
+version-hint.text must then be the bare number N+1 (no line break), v(N+1).metadata.json's last
+metadata-log entry must be vN.metadata.json, and the directory, read through its version hint by
+StaticTable and by `iceberg_scan`, is compared as above.
+
+A case DuckDB cannot read for a reason of its own is listed in duckdb_reader.DUCKDB_LIMITS with the
+reason; the case fails if it passes under DuckDB after all, or if DuckDB reads pyiceberg's own
+metadata of it.
 
 Prints one line per case and finally `N passed, M failed`; exits 1 if any case failed, 2 if it could
 not run at all.
@@ -20,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -30,8 +43,11 @@ from pyiceberg.schema import Schema
 from pyiceberg.table import StaticTable
 from pyiceberg.types import IcebergType, ListType, MapType, NestedField, StructType
 
-# How many differences to print (on the case's one line); the first few are what one needs to start.
-MAX_DIFFS = 5
+import duckdb_reader
+
+# How many differences to print per reader (on the case's one line); the first few are what one
+# needs to start, and every reader that disagrees is named.
+MAX_DIFFS = 3
 MAX_DIFF_CHARS = 400
 
 
@@ -169,18 +185,53 @@ def arrow_schema_diff(got: pa.Schema, want: pa.Schema) -> str:
     return "scan schema: schema-level metadata differs"
 
 
-def scan_diffs(actual: StaticTable, expected: StaticTable) -> list[str]:
-    got, want = actual.scan().to_arrow(), expected.scan().to_arrow()
-    diffs: list[str] = []
-    if not got.schema.equals(want.schema, check_metadata=True):
-        diffs.append(arrow_schema_diff(got.schema, want.schema))
+def rows_diffs(label: str, got: pa.Table, want: pa.Table) -> list[str]:
+    """The rows a reader got against pyiceberg's scan of its own evolution, ignoring row order."""
     got_rows, want_rows = canonical_rows(got), canonical_rows(want)
-    if got_rows != want_rows:
-        missing = [r for r in want_rows if r not in got_rows]
-        extra = [r for r in got_rows if r not in want_rows]
-        diffs.append(f"scan rows: {len(got_rows)} read, {len(want_rows)} expected; "
-                     f"first missing {missing[:1]}, first unexpected {extra[:1]}")
-    return diffs
+    if got_rows == want_rows:
+        return []
+    missing = [r for r in want_rows if r not in got_rows]
+    extra = [r for r in got_rows if r not in want_rows]
+    return [f"{label} rows: {len(got_rows)} read, {len(want_rows)} expected; "
+            f"first missing {missing[:1]}, first unexpected {extra[:1]}"]
+
+
+def pyiceberg_diffs(label: str, location: str, expected: StaticTable, want: pa.Table) -> list[str]:
+    """Load LOCATION (a metadata file, or a table directory through its version hint) with
+    StaticTable; compare its metadata with pyiceberg's and its scan with WANT."""
+    try:
+        actual = StaticTable.from_metadata(location)
+    except Exception as error:  # noqa: BLE001 - any load failure is a failed case, reported as such
+        return [f"{label}: pyiceberg cannot load fieldgate's output: {type(error).__name__}: {error}"]
+    diffs = [f"{label}: {diff}" for diff in metadata_diffs(actual, expected)]
+    try:
+        got = actual.scan().to_arrow()
+    except Exception as error:  # noqa: BLE001
+        return diffs + [f"{label}: scan failed: {first_line(error)}"]
+    if not got.schema.equals(want.schema, check_metadata=True):
+        diffs.append(f"{label}: {arrow_schema_diff(got.schema, want.schema)}")
+    return diffs + rows_diffs(f"{label}: scan", got, want)
+
+
+def duckdb_diffs(label: str, con: object, location: str, want: pa.Table) -> list[str]:
+    """Scan LOCATION with DuckDB's iceberg_scan; compare the columns (names and types, nested ones
+    included) and the rows with WANT, pyiceberg's scan of its own evolution."""
+    try:
+        got = duckdb_reader.scan(con, location)
+    except Exception as error:  # noqa: BLE001 - DuckDB refusing the table is a failed case
+        return [f"{label}: iceberg_scan failed: {type(error).__name__}: {error}"]
+    diffs = []
+    got_columns, want_columns = duckdb_reader.column_shapes(got.schema), duckdb_reader.column_shapes(want.schema)
+    if got_columns != want_columns:
+        first = next(i for i, (g, w) in enumerate(zip(got_columns + [None], want_columns + [None])) if g != w)
+        at = lambda columns: columns[first] if first < len(columns) else "<none>"  # noqa: E731
+        diffs.append(f"{label}: column #{first}: got [{at(got_columns)}], expected [{at(want_columns)}]")
+    return diffs + rows_diffs(f"{label}: scan", got, want)
+
+
+def first_line(error: Exception) -> str:
+    text = str(error)
+    return text.splitlines()[0] if text else type(error).__name__
 
 
 # --------------------------------------------------------------------------------------------------
@@ -191,15 +242,15 @@ def shorten(text: str, limit: int = MAX_DIFF_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def run_fieldgate(fieldgate: str, case_dir: Path, out: Path, timeout: float) -> str | None:
-    """Run `fieldgate apply` for one case; return an error text, or None when OUT was written."""
+def run_fieldgate(fieldgate: str, case_dir: Path, metadata: Path | None, target: list[str],
+                  written: Path, timeout: float) -> str | None:
+    """Run `fieldgate apply` for one case; return an error text, or None when WRITTEN was written."""
     command = [fieldgate, "apply", str(case_dir / "change.sql")]
-    base = case_dir / "base.metadata.json"
-    if base.exists():
-        command += ["--metadata", str(base)]
+    if metadata is not None:
+        command += ["--metadata", str(metadata)]
     # Some cases are unsafe on purpose (a dropped name re-added): fieldgate's rules fail the gate
     # (exit 1), and --force still writes, which is what the id assignment is compared on.
-    command += ["-o", str(out), "--force"]
+    command += [*target, "--force"]
     try:
         result = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -209,27 +260,113 @@ def run_fieldgate(fieldgate: str, case_dir: Path, out: Path, timeout: float) -> 
     if result.returncode not in (0, 1):
         tail = (result.stderr.strip() or result.stdout.strip()).splitlines()[-3:]
         return f"fieldgate apply exited {result.returncode}: {' | '.join(tail)}"
-    if not out.exists():
-        return f"fieldgate apply exited {result.returncode} but wrote no output file"
+    if not written.exists():
+        return f"fieldgate apply exited {result.returncode} but wrote no {written.name}"
     return None
 
 
-def check_case(fieldgate: str, case_dir: Path, work: Path, timeout: float) -> list[str]:
+class Case:
+    """One case's inputs, and pyiceberg's own result that every reader is compared with."""
+
+    def __init__(self, case_dir: Path, fixtures: Path) -> None:
+        self.dir = case_dir
+        self.name = case_dir.name
+        self.base = case_dir / "base.metadata.json"
+        self.expected_file = str(case_dir / "expected.metadata.json")
+        self.expected = StaticTable.from_metadata(self.expected_file)
+        self.want = self.expected.scan().to_arrow()
+        table = json.loads((case_dir / "case.json").read_text())["table"]
+        self.table_dir = fixtures / "tables" / table.split(".")[-1]
+
+
+def check_metadata_file(fieldgate: str, case: Case, con: object, work: Path,
+                        timeout: float) -> tuple[list[str], list[str] | None]:
+    """`apply -o OUT`, read by pyiceberg and by DuckDB: (pyiceberg's diffs, DuckDB's diffs, None
+    when apply wrote nothing to read)."""
     # StaticTable only treats a path as a metadata file when it ends in .metadata.json.
-    out = work / f"{case_dir.name}.metadata.json"
-    if error := run_fieldgate(fieldgate, case_dir, out, timeout):
-        return [error]
+    out = work / f"{case.name}.metadata.json"
+    base = case.base if case.base.exists() else None
+    if error := run_fieldgate(fieldgate, case.dir, base, ["-o", str(out)], out, timeout):
+        return [error], None
+    return (pyiceberg_diffs("pyiceberg", str(out), case.expected, case.want),
+            duckdb_diffs("duckdb", con, str(out), case.want))
+
+
+def check_table_directory(fieldgate: str, case: Case, con: object, work: Path,
+                          timeout: float) -> tuple[list[str], list[str] | None]:
+    """`apply --write` on a copy of the case's table directory (Hadoop layout), then the directory
+    read through its version hint by pyiceberg and by DuckDB: (the directory's and pyiceberg's
+    diffs, DuckDB's diffs, None when apply wrote nothing to read).
+
+    Only metadata/ is copied: the manifests and data files stay in the warehouse, at the absolute
+    paths the metadata names, so DuckDB reads them without `allow_moved_paths` (which would look
+    for them under the copy).
+    """
+    table_dir = work / "tables" / case.name
+    shutil.copytree(case.table_dir, table_dir)
+    hint = table_dir / "metadata" / "version-hint.text"
+    version = int(hint.read_text()) + 1
+    new_file = table_dir / "metadata" / f"v{version}.metadata.json"
+    if error := run_fieldgate(fieldgate, case.dir, table_dir, ["--write"], new_file, timeout):
+        return [f"table directory: {error}"], None
+    diffs = []
+    if (text := hint.read_bytes()) != str(version).encode():
+        diffs.append(f"table directory: version-hint.text is {text!r}, expected {str(version).encode()!r}")
+    diffs += metadata_log_diffs(table_dir / "metadata" / f"v{version - 1}.metadata.json", new_file)
+    return (diffs + pyiceberg_diffs("table directory: pyiceberg", str(table_dir), case.expected, case.want),
+            duckdb_diffs("table directory: duckdb", con, str(table_dir), case.want))
+
+
+def metadata_log_diffs(previous: Path, new_file: Path) -> list[str]:
+    """The new file's last `metadata-log` entry is the file it replaces, as Java's
+    HadoopTableOperations records it: under the table's location, with that file's
+    last-updated-ms."""
+    old, new = json.loads(previous.read_text()), json.loads(new_file.read_text())
+    want = {"metadata-file": f"{old['location'].rstrip('/')}/metadata/{previous.name}",
+            "timestamp-ms": old["last-updated-ms"]}
+    log = new.get("metadata-log") or [None]
+    if log[-1] != want:
+        return [f"table directory: last metadata-log entry of {new_file.name} is {log[-1]}, expected {want}"]
+    return []
+
+
+def duckdb_verdict(con: object, case: Case, diffs: list[str]) -> tuple[list[str], str | None]:
+    """Hold DuckDB's DIFFS for a case against DUCKDB_LIMITS: (what fails the case, a note)."""
+    reason = duckdb_reader.DUCKDB_LIMITS.get(case.name)
+    if reason is None:
+        return diffs, None
+    if not diffs:
+        return [f"listed in DUCKDB_LIMITS ({reason}), but DuckDB now reads the case as pyiceberg does: "
+                "remove it there and from NOTES.md"], None
+    if not duckdb_diffs("duckdb", con, case.expected_file, case.want):
+        return [f"listed in DUCKDB_LIMITS, but DuckDB reads pyiceberg's own metadata of the case, so the "
+                f"failure is fieldgate's: {diffs[0]}"], None
+    return [], f"DuckDB not compared: {reason}"
+
+
+def check_case(fieldgate: str, case_dir: Path, fixtures: Path, con: object, work: Path,
+               timeout: float) -> tuple[list[str], str | None]:
+    """Every check of one case: (its differences, a note for a listed DuckDB limitation)."""
     try:
-        actual = StaticTable.from_metadata(str(out))
-    except Exception as error:  # noqa: BLE001 - any load failure is a failed case, reported as such
-        return [f"pyiceberg cannot load fieldgate's output: {type(error).__name__}: {error}"]
-    expected = StaticTable.from_metadata(str(case_dir / "expected.metadata.json"))
-    diffs = metadata_diffs(actual, expected)
-    try:
-        diffs += scan_diffs(actual, expected)
-    except Exception as error:  # noqa: BLE001
-        diffs.append(f"scan failed: {type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}")
-    return diffs
+        case = Case(case_dir, fixtures)
+    except Exception as error:  # noqa: BLE001 - a broken fixture fails its case, not the run
+        return [f"pyiceberg's own result cannot be read: {type(error).__name__}: {error}"], None
+    pyiceberg, duck = check_metadata_file(fieldgate, case, con, work, timeout)
+    directory, directory_duck = [], []
+    if case.base.exists():
+        directory, directory_duck = check_table_directory(fieldgate, case, con, work, timeout)
+    note = None
+    if duck is not None and directory_duck is not None:
+        duck, note = duckdb_verdict(con, case, duck + directory_duck)
+    else:
+        # apply wrote nothing for DuckDB to read: that is reported as apply's failure.
+        duck = (duck or []) + (directory_duck or [])
+    return [shown for diffs in (pyiceberg, directory, duck) for shown in first_few(diffs)], note
+
+
+def first_few(diffs: list[str]) -> list[str]:
+    more = [f"... and {len(diffs) - MAX_DIFFS} more"] if len(diffs) > MAX_DIFFS else []
+    return [shorten(diff) for diff in diffs[:MAX_DIFFS]] + more
 
 
 def main(argv: list[str]) -> int:
@@ -253,18 +390,21 @@ def main(argv: list[str]) -> int:
     case_dirs = sorted(p for p in cases_dir.iterdir() if (p / "change.sql").exists())
     if args.case:
         case_dirs = [p for p in case_dirs if p.name in set(args.case)]
+    stale = sorted(set(duckdb_reader.DUCKDB_LIMITS) - {p.name for p in cases_dir.iterdir()})
+    if stale:
+        print(f"DUCKDB_LIMITS names cases that do not exist: {', '.join(stale)}", file=sys.stderr)
+        return 2
+    con = duckdb_reader.connect()
     passed = failed = 0
     with tempfile.TemporaryDirectory(prefix="fieldgate-live-") as work:
         for case_dir in case_dirs:
-            diffs = check_case(args.fieldgate, case_dir, Path(work), args.timeout)
+            diffs, note = check_case(args.fieldgate, case_dir, args.fixtures, con, Path(work), args.timeout)
             if diffs:
                 failed += 1
-                more = f"; ... and {len(diffs) - MAX_DIFFS} more" if len(diffs) > MAX_DIFFS else ""
-                shown = "; ".join(shorten(d) for d in diffs[:MAX_DIFFS])
-                print(f"FAIL {case_dir.name}: {shown}{more}")
+                print(f"FAIL {case_dir.name}: {'; '.join(diffs)}")
             else:
                 passed += 1
-                print(f"ok   {case_dir.name}")
+                print(f"ok   {case_dir.name}{f' ({note})' if note else ''}")
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 

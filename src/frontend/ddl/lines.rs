@@ -64,10 +64,13 @@ impl<'t> LineIndex<'t> {
         let offset = offset.min(self.text.len());
         let line = line_in(&self.starts, offset);
         let start = self.starts.get(line).copied().unwrap_or(0);
-        let column = self
-            .text
-            .get(start..offset)
-            .map_or(offset - start, |s| s.chars().count());
+        // Constant time on an ASCII line: the tokenizer is restarted after each misread Spark
+        // raw string, so a long line may be located thousands of times.
+        let ascii = self.ascii.get(line).copied().unwrap_or(false);
+        let column = match self.text.get(start..offset) {
+            Some(s) if !ascii => s.chars().count(),
+            _ => offset - start,
+        };
         Location::new(line as u64 + 1, column as u64 + 1)
     }
 }

@@ -12,7 +12,9 @@
 //!
 //! Errors never stop the file: a statement that fails yields one located error and parsing
 //! resumes at the next `;`. A tokenizer error (an unterminated string) drops the statement it is
-//! in and tokenizing resumes after the next `;` in the text.
+//! in and tokenizing resumes after the next `;` in the text. A Spark raw string the tokenizer
+//! would end elsewhere than Spark does (`raw_string.rs`) is taken from the text instead, and
+//! tokenizing goes on after it.
 
 mod alter;
 pub mod complete;
@@ -22,6 +24,7 @@ mod dialect;
 mod error;
 mod lines;
 mod literal;
+mod raw_string;
 mod session;
 mod statement;
 mod table_actions;
@@ -32,7 +35,7 @@ mod table_action_tests;
 #[cfg(test)]
 mod tests;
 
-use sqlparser::tokenizer::{Token, TokenWithSpan, Tokenizer, Whitespace};
+use sqlparser::tokenizer::{Location, Token, TokenWithSpan, Tokenizer, Whitespace};
 
 pub use dialect::{Dialect, UnknownDialect};
 pub use error::{DdlError, DdlErrorKind, DdlErrors};
@@ -97,20 +100,34 @@ fn tokenize(
     let mut tokens: Vec<TokenWithSpan> = Vec::new();
     let mut errors = Vec::new();
     let mut base = 0;
-    while let Some(rest) = text.get(base..) {
+    // The next raw string the tokenizer would misread (Spark only): tokenizing stops before it,
+    // and its literal is taken from the text (`raw_string.rs`). It is looked for again once
+    // passed: after an error, tokenizing resumes at a `;` that may lie before or after it.
+    let mut raw: Option<raw_string::RawString> = None;
+    let mut scanned = false;
+    while let Some(all_rest) = text.get(base..) {
+        let passed = raw.as_ref().is_some_and(|r| r.open < base);
+        if dialect == Dialect::Spark && (!scanned || passed) {
+            raw = raw_string::next_misread(text, base);
+            scanned = true;
+        }
+        let rest = raw
+            .as_ref()
+            .map_or(all_rest, |r| text.get(base..r.open).unwrap_or(""));
         let base_location = lines.location(base);
         let mut buf = Vec::new();
         // Literals stay as written: `literal.rs` unescapes them as the dialect's engine does.
         let result = Tokenizer::new(dialect.sql(), rest)
             .with_unescape(false)
             .tokenize_with_location_into_buf(&mut buf);
-        tokens.extend(buf.into_iter().map(|mut t| {
-            t.span.start = lines::rebase(t.span.start, base_location);
-            t.span.end = lines::rebase(t.span.end, base_location);
-            t.token = literal::undouble_identifier_quotes(t.token);
-            t
-        }));
-        let Err(error) = result else { break };
+        tokens.extend(rebased(buf, base_location));
+        let Err(error) = result else {
+            let Some(string) = raw.take() else { break };
+            tokens.push(string.token(lines));
+            base = string.end;
+            scanned = false;
+            continue;
+        };
         let at = lines
             .offset(lines::rebase(error.location, base_location))
             .unwrap_or(text.len())
@@ -120,17 +137,7 @@ fn tokenize(
             .rposition(|t| t.token == Token::SemiColon)
             .map_or(0, |i| i + 1);
         tokens.truncate(keep);
-        let after = text.get(at..).unwrap_or("");
-        let semicolon = after.find(';');
-        let line_end = after
-            .find('\n')
-            .map(|i| after[..i].trim_end_matches('\r').len());
-        let len = match (semicolon, line_end) {
-            (Some(a), Some(b)) => a.min(b),
-            (Some(a), None) => a,
-            (None, Some(b)) => b,
-            (None, None) => after.len(),
-        };
+        let (len, semicolon) = error_extent(text.get(at..).unwrap_or(""));
         errors.push(lexical_error(&error.message, Span::new(at, len), dialect));
         match semicolon {
             Some(i) => base = at + i + 1,
@@ -138,6 +145,36 @@ fn tokenize(
         }
     }
     (tokens, errors)
+}
+
+/// How far a tokenizer error at the start of `after` reaches (to the `;` or the end of the
+/// line, whichever comes first), and where the next `;` is.
+fn error_extent(after: &str) -> (usize, Option<usize>) {
+    let semicolon = after.find(';');
+    let line_end = after
+        .find('\n')
+        .map(|i| after[..i].trim_end_matches('\r').len());
+    let len = match (semicolon, line_end) {
+        (Some(a), Some(b)) => a.min(b),
+        (Some(a), None) => a,
+        (None, Some(b)) => b,
+        (None, None) => after.len(),
+    };
+    (len, semicolon)
+}
+
+/// Tokens of a slice of the text that starts at `base`, located in the whole text, identifier
+/// quotes undoubled.
+fn rebased(tokens: Vec<TokenWithSpan>, base: Location) -> Vec<TokenWithSpan> {
+    tokens
+        .into_iter()
+        .map(|mut t| {
+            t.span.start = lines::rebase(t.span.start, base);
+            t.span.end = lines::rebase(t.span.end, base);
+            t.token = literal::undouble_identifier_quotes(t.token);
+            t
+        })
+        .collect()
 }
 
 /// A token the engine's lexer refuses although sqlparser's takes it: a letter outside ASCII in

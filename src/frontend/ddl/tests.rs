@@ -1599,6 +1599,46 @@ fn string_literals_read_as_each_engine_unescapes_them() {
 }
 
 #[test]
+fn spark_raw_strings_end_at_the_first_quote_as_spark_lexes_them() {
+    // What Spark 4.3's own parser reads (tests/spark/corpus.sql): a raw string has no escapes,
+    // so a backslash before its closing quote is part of the value, and a doubled quote ends it
+    // next to another literal.
+    for (literal, value) in [
+        (r#"r'a\' R"b\""#, r"a\b\"),
+        (r#"r'a''b' R"c""d""#, "abcd"),
+        (r#"r'x\' 'y\'' r"z'\""#, r"x\y'z'\"),
+        (r"r'a;\'", r"a;\"),
+    ] {
+        let text = format!("ALTER TABLE t ALTER COLUMN a COMMENT {literal}");
+        assert_eq!(doc_of(&text, Spark).as_deref(), Some(value), "{literal}");
+    }
+    let two = changes(
+        r"ALTER TABLE t ALTER COLUMN a COMMENT r'x\', b COMMENT 'y\''",
+        Spark,
+    );
+    let docs: Vec<_> = two
+        .iter()
+        .map(|c| match &c.kind {
+            ChangeKind::UpdateDoc { doc, .. } => doc.clone(),
+            other => panic!("not a comment change: {other:?}"),
+        })
+        .collect();
+    assert_eq!(docs, [Some(r"x\".to_string()), Some("y'".to_string())]);
+    // The statement after a raw string is found, and its errors located, in the original text.
+    let text = "ALTER TABLE t ALTER COLUMN a COMMENT r'x\\';\nALTER TABLE t ADD COLUMN b foo";
+    let (statements, errors) = parse(text, Spark);
+    assert_eq!(statements.len(), 1, "{errors:#?}");
+    assert_eq!(errors.len(), 1, "{errors:#?}");
+    assert_eq!(snippet(text, errors[0].span), "foo");
+    // Spark refuses a raw string without its closing quote; Hive has no raw strings, so there
+    // `\'` escapes the quote and the literal is unterminated.
+    let (e, _) = error(r"ALTER TABLE t ALTER COLUMN a COMMENT r'x\", Spark);
+    assert!(e.message.contains("nterminated"), "{}", e.message);
+    let (_, errors) = parse(r"ALTER TABLE t CHANGE a a int COMMENT r'x\'", Hive);
+    assert_eq!(errors.len(), 1, "{errors:#?}");
+}
+
+#[test]
 fn spark_takes_several_columns_case_variants_and_comment_on() {
     let changes = changes(
         "ALTER TABLE t ALTER COLUMN a COMMENT 'x', b.c COMMENT 'y', d TYPE bigint",
