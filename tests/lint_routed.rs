@@ -342,6 +342,28 @@ fn a_statement_for_another_table_than_the_configured_metadata_is_refused() {
             "{metadata}: {stderr}"
         );
     }
+    // A quoted name is shown once, as its parts name it, never in doubled backticks.
+    write(
+        lake.path(),
+        "elsewhere/quoted.sql",
+        "ALTER TABLE `db`.`orders` ADD COLUMN tier int;\nALTER TABLE `db.orders` ADD COLUMN b int;\n",
+    );
+    let output = lint(
+        lake.path(),
+        &[
+            "elsewhere/quoted.sql",
+            "--metadata",
+            "warehouse/db/accounts",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output.stderr));
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains("this statement is for `db.orders`, but this run judges `db.accounts`")
+            && stderr.contains("this statement is for `` `db.orders` ``, but")
+            && !stderr.contains("``db"),
+        "{stderr}"
+    );
 }
 
 #[test]
