@@ -14,7 +14,12 @@ use crate::frontend::ddl::statement::{Parsed, Stmt, Table, join_written};
 pub(crate) fn session_statement(cx: &mut Stmt) -> PResult<Option<Parsed>> {
     if cx.cur.eat_word("use").is_some() {
         let parts = cx.cur.object_name("a namespace")?;
-        return Ok(Some(Parsed::Use(join_written(&parts))));
+        let namespace = join_written(&parts);
+        let listed = session_change(cx, format!("USE {namespace}"));
+        return Ok(Some(Parsed::Session {
+            listed,
+            namespace: Some(namespace),
+        }));
     }
     if cx.cur.at_word("set") || cx.cur.at_word("reset") {
         // Session settings (`SET spark.sql.x = y`, `SET SESSION ...`, `SET TIME ZONE ...`)
@@ -22,12 +27,46 @@ pub(crate) fn session_statement(cx: &mut Stmt) -> PResult<Option<Parsed>> {
         while !cx.cur.at_end() {
             cx.cur.bump();
         }
-        return Ok(Some(Parsed::Session));
+        let listed = session_change(cx, written(cx));
+        return Ok(Some(Parsed::Session {
+            listed,
+            namespace: None,
+        }));
     }
     if cx.cur.at_word("call") {
         return call(cx).map(Some);
     }
     Ok(None)
+}
+
+/// How long a session statement's text may be where the report lists it.
+const LISTED_CHARS: usize = 120;
+
+/// The statement as the report lists it: its text with each run of white space one space, cut
+/// after [`LISTED_CHARS`] characters.
+fn written(cx: &Stmt) -> String {
+    let text = cx
+        .source
+        .text
+        .get(cx.span.offset..cx.span.end())
+        .unwrap_or_default();
+    let mut listed = String::new();
+    for (i, word) in text.split_whitespace().enumerate() {
+        if i > 0 {
+            listed.push(' ');
+        }
+        listed.push_str(word);
+        if listed.chars().count() > LISTED_CHARS {
+            let cut: String = listed.chars().take(LISTED_CHARS).collect();
+            return format!("{cut}...");
+        }
+    }
+    listed
+}
+
+/// A session statement recorded as a change with no effect, at the whole statement.
+fn session_change(cx: &Stmt, statement: String) -> crate::change::Change {
+    cx.change(ChangeKind::NoSchemaEffect { statement }, cx.span)
 }
 
 /// Procedures that maintain a table's files or report on it, without touching its schema,
@@ -118,7 +157,10 @@ fn call(cx: &mut Stmt) -> PResult<Parsed> {
         )));
     }
     let Some((name, span)) = table else {
-        return Ok(Parsed::Session);
+        return Ok(Parsed::Session {
+            listed: session_change(cx, format!("CALL system.{procedure}")),
+            namespace: None,
+        });
     };
     let change = cx.change(
         ChangeKind::NoSchemaEffect {
