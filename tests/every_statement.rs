@@ -1,6 +1,6 @@
 //! A migration mixing every statement fieldgate reads beside column changes (partition and sort
-//! evolution, table properties, branches and tags, maintenance procedures, `USE`, `SET`,
-//! `RESET`), on the example lake's `fact_orders` as pyiceberg wrote it: read, judged and applied
+//! evolution, table properties, branches and tags, maintenance procedures, `REFRESH TABLE`,
+//! `USE`, `SET`, `RESET`), on the example lake's `fact_orders` as pyiceberg wrote it: read, judged and applied
 //! in one run, every statement listed in the report, and the metadata `apply` writes holding
 //! what each did.
 
@@ -35,6 +35,7 @@ ALTER TABLE fact_orders DROP BRANCH audit;
 CALL system.expire_snapshots(table => 'lake_prod.fact_orders', retain_last => 5);
 CALL system.rewrite_manifests('lake_prod.fact_orders');
 CALL system.remove_orphan_files(table => 'lake_prod.fact_orders');
+REFRESH TABLE fact_orders;
 RESET;
 ";
 

@@ -1,12 +1,14 @@
 //! Statements about the session rather than a table's schema: `USE db` (the namespace of the
 //! statements after it, as Spark and Trino resolve names), `SET` / `RESET` of session settings,
-//! and `CALL` of Iceberg's stored procedures, which maintain a table without changing its schema
+//! Spark's `REFRESH TABLE` (the session's cache of a table dropped), and `CALL` of Iceberg's
+//! stored procedures, which maintain a table without changing its schema
 //! or are refused by name when they rewrite data or replace the table's state.
 
 use sqlparser::tokenizer::Token;
 
 use crate::change::{ChangeKind, Span, StatementKind};
 use crate::frontend::ddl::cursor::PResult;
+use crate::frontend::ddl::dialect::Dialect;
 use crate::frontend::ddl::error::{DdlError, DdlErrorKind};
 use crate::frontend::ddl::statement::{Parsed, Stmt, Table, join_written};
 
@@ -35,6 +37,23 @@ pub(crate) fn session_statement(cx: &mut Stmt) -> PResult<Option<Parsed>> {
     }
     if cx.cur.at_word("call") {
         return call(cx).map(Some);
+    }
+    if cx.dialect() != Dialect::Trino
+        && let Some(words) = cx.cur.eat_words(&["refresh", "table"])
+    {
+        // Spark's `REFRESH TABLE t` drops the session's cached metadata of `t`, which is what a
+        // reader should do after a schema change; it changes nothing in the table.
+        let table = cx.table()?;
+        let focus = Span::from_range(words.offset, table.span.end());
+        let change = cx.change(
+            ChangeKind::NoSchemaEffect {
+                statement: "REFRESH TABLE".into(),
+            },
+            focus,
+        );
+        return Ok(Some(Parsed::Statement(
+            cx.statement(table, StatementKind::Alter(vec![change])),
+        )));
     }
     Ok(None)
 }

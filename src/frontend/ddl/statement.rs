@@ -80,11 +80,15 @@ impl Stmt<'_> {
             Span::from_range(from, self.span.end()),
             format!("fieldgate does not model {what}"),
         )
-        .with_help(
-            "fieldgate checks CREATE TABLE, ALTER TABLE (columns, partition fields, table \
-             properties, branches and tags), USE, SET and Iceberg's maintenance procedures, and \
-             reports any other statement rather than skip it",
-        )
+        .with_help(format!(
+            "fieldgate checks CREATE TABLE, ALTER TABLE (columns, partition fields, write \
+             orders, table properties, branches and tags), USE, SET, {}and Iceberg's \
+             maintenance procedures, and reports any other statement rather than skip it",
+            match self.dialect() {
+                Dialect::Trino => "",
+                Dialect::Spark | Dialect::Hive => "REFRESH TABLE ",
+            }
+        ))
     }
 }
 

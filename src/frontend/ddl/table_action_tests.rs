@@ -186,6 +186,22 @@ fn use_qualifies_later_tables_and_session_statements_are_no_ops() {
 }
 
 #[test]
+fn refresh_table_changes_nothing_and_is_spark_s() {
+    let got = kinds("REFRESH TABLE `lake_prod`.dim_users", Dialect::Spark);
+    assert_eq!(got[0].0, "`lake_prod`.dim_users");
+    assert_eq!(
+        got[0].1,
+        ChangeKind::NoSchemaEffect {
+            statement: "REFRESH TABLE".into()
+        }
+    );
+    assert!(
+        error("REFRESH TABLE lake_prod.dim_users", Dialect::Trino).contains("does not model"),
+        "Trino has no REFRESH TABLE"
+    );
+}
+
+#[test]
 fn a_long_session_statement_is_listed_cut_and_on_one_line() {
     let setting = format!("SET spark.sql.x =\n   {};", "v".repeat(500));
     let got = kinds(
