@@ -89,7 +89,7 @@ pub fn judge_sources(
 }
 
 /// What every touched table is judged with.
-struct Run<'a> {
+struct Routing<'a> {
     repo: &'a RepoConfig,
     resolved: &'a Resolved,
     /// `--table`.
@@ -102,6 +102,7 @@ struct Run<'a> {
     from: TablesFrom,
 }
 
+/// [`judge_sources`], with the migrations left out as applied.
 fn judge_routed(
     repo: &RepoConfig,
     resolved: &Resolved,
@@ -136,7 +137,7 @@ fn judge_routed(
             .map_err(|e| Failure::Message(format!("cannot resolve `{}`: {e}", p.display())))
     };
     let (root, here) = (canonical(root)?, canonical(cwd)?);
-    let run = Run {
+    let run = Routing {
         repo,
         resolved,
         named,
@@ -171,7 +172,7 @@ fn judge_routed(
     Ok(out)
 }
 
-impl Run<'_> {
+impl Routing<'_> {
     /// The table's items without the migrations HEAD has applied (each added to `applied`),
     /// when the tables are read from HEAD for `lint`.
     fn unapplied(
@@ -182,6 +183,9 @@ impl Run<'_> {
         items: Vec<Item>,
         applied: &mut Vec<AppliedMigration>,
     ) -> Result<Vec<Item>, Failure> {
+        if items.is_empty() {
+            return Ok(items);
+        }
         let Some(git) = self
             .repo
             .git
