@@ -342,6 +342,28 @@ fn a_statement_for_another_table_than_the_configured_metadata_is_refused() {
             "{metadata}: {stderr}"
         );
     }
+    // A quoted name is shown once, as its parts name it, never in doubled backticks.
+    write(
+        lake.path(),
+        "elsewhere/quoted.sql",
+        "ALTER TABLE `db`.`orders` ADD COLUMN tier int;\nALTER TABLE `db.orders` ADD COLUMN b int;\n",
+    );
+    let output = lint(
+        lake.path(),
+        &[
+            "elsewhere/quoted.sql",
+            "--metadata",
+            "warehouse/db/accounts",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output.stderr));
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains("this statement is for `db.orders`, but this run judges `db.accounts`")
+            && stderr.contains("this statement is for `` `db.orders` ``, but")
+            && !stderr.contains("``db"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -531,4 +553,194 @@ fn metadata_given_explicitly_may_be_read_from_anywhere() {
         ],
     );
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+}
+
+/// A git lake whose history applied each migration with `apply --write` and committed it with
+/// the metadata it made: `db.fresh` is created by its first migration, `db.accounts` gets
+/// `tier` and then renames it, `db.orders` gets a note. Returns the lake and the migrations, in
+/// path order.
+fn applied_history() -> (tempfile::TempDir, Vec<&'static str>) {
+    let lake = lake(true);
+    let config = CONFIG.replace(
+        "proposals:",
+        "  db.fresh:\n    metadata: warehouse/db/fresh\nproposals:",
+    );
+    write(lake.path(), "fieldgate.yaml", &config);
+    commit_all(lake.path(), "tables");
+    // The table the configuration names but nothing has made yet comes first.
+    let steps = [
+        (
+            "migrations/fresh/0001_create.sql",
+            "CREATE TABLE db.fresh (id bigint, name string);\nALTER TABLE db.fresh ADD COLUMN tag string;\n",
+        ),
+        (
+            "migrations/accounts/0001_tier.sql",
+            "ALTER TABLE db.accounts ADD COLUMN tier int COMMENT 'loyalty tier';\n",
+        ),
+        (
+            "migrations/accounts/0002_rename.sql",
+            "ALTER TABLE db.accounts RENAME COLUMN tier TO loyalty_tier;\n",
+        ),
+        (
+            "migrations/orders/0001_note.sql",
+            "ALTER TABLE db.orders ADD COLUMN note string COMMENT 'free text';\n",
+        ),
+    ];
+    for (path, sql) in steps {
+        write(lake.path(), path, sql);
+        let applied = fieldgate_in(lake.path(), &["apply", path, "--write"], &[]);
+        assert_eq!(applied.status.code(), Some(0), "{}", text(&applied.stderr));
+        commit_all(lake.path(), path);
+    }
+    let mut migrations: Vec<&str> = steps.iter().map(|(path, _)| *path).collect();
+    migrations.sort();
+    (lake, migrations)
+}
+
+/// The notes on stderr naming migrations left out as applied.
+fn left_out(output: &Output) -> Vec<String> {
+    text(&output.stderr)
+        .lines()
+        .filter(|l| l.contains("is not judged for") && l.contains("it is applied"))
+        .map(|l| l.split('`').nth(1).unwrap_or_default().to_string())
+        .collect()
+}
+
+#[test]
+fn linting_a_fully_applied_history_passes_and_names_what_it_left_out() {
+    let (lake, migrations) = applied_history();
+    let mut args = migrations.clone();
+    args.reverse();
+    let output = lint(lake.path(), &args);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}{}",
+        text(&output.stdout),
+        text(&output.stderr)
+    );
+    assert_eq!(left_out(&output), migrations, "{}", text(&output.stderr));
+    let stdout = text(&output.stdout);
+    assert!(
+        stdout.starts_with(
+            "4 proposal files of 4 given, 4 already applied at HEAD and left out; 0 of 3 tables"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("passed: 0 errors, 0 warnings, 0 notes"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn an_applied_migration_edited_in_the_working_tree_is_judged() {
+    let (lake, migrations) = applied_history();
+    write(
+        lake.path(),
+        "migrations/accounts/0001_tier.sql",
+        "ALTER TABLE db.accounts ADD COLUMN tier bigint COMMENT 'loyalty tier';\n",
+    );
+    let mut args = migrations.clone();
+    args.extend(["--format", "json"]);
+    let output = lint(lake.path(), &args);
+    // The edit is judged against the table HEAD holds, where `tier` is `loyalty_tier` now; the
+    // other applied migrations of the table, and of the other tables, are still left out.
+    assert_eq!(
+        left_out(&output),
+        migrations[1..],
+        "{}",
+        text(&output.stderr)
+    );
+    let report = json(&output);
+    assert_eq!(tables(&report), ["db.accounts"], "{report}");
+    assert_eq!(
+        changed(&report),
+        [("add".into(), "tier".into())],
+        "{report}"
+    );
+    // With the rename edited too (and staged), both are judged, in order.
+    write(
+        lake.path(),
+        "migrations/accounts/0002_rename.sql",
+        "ALTER TABLE db.accounts RENAME COLUMN tier TO tier_level;\n",
+    );
+    common::git(lake.path(), &["add", "-A"]);
+    let mut args = migrations.clone();
+    args.extend(["--format", "json"]);
+    let output = lint(lake.path(), &args);
+    assert_eq!(
+        left_out(&output),
+        migrations[2..],
+        "{}",
+        text(&output.stderr)
+    );
+    assert_eq!(
+        changed(&json(&output)),
+        [
+            ("add".into(), "tier".into()),
+            ("rename".into(), "tier".into())
+        ]
+    );
+}
+
+/// (kind, path) of every change of the report.
+fn changed(report: &serde_json::Value) -> Vec<(String, String)> {
+    report["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["kind"].as_str().unwrap().to_string(),
+                c["path"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_migration_not_applied_yet_is_judged_after_the_applied_ones() {
+    let (lake, mut migrations) = applied_history();
+    // Committed without the metadata it makes, and one not committed at all.
+    write(
+        lake.path(),
+        "migrations/accounts/0003_segment.sql",
+        "ALTER TABLE db.accounts ADD COLUMN segment_v2 string COMMENT 'the new segmentation';\n",
+    );
+    commit_all(lake.path(), "a migration, not applied");
+    write(
+        lake.path(),
+        "migrations/accounts/0004_narrow.sql",
+        "ALTER TABLE db.accounts ALTER COLUMN account_id TYPE int;\n",
+    );
+    migrations.extend([
+        "migrations/accounts/0003_segment.sql",
+        "migrations/accounts/0004_narrow.sql",
+    ]);
+    let mut args = migrations.clone();
+    args.extend(["--format", "json"]);
+    let output = lint(lake.path(), &args);
+    assert_eq!(
+        left_out(&output),
+        migrations[..4],
+        "{}",
+        text(&output.stderr)
+    );
+    let report = json(&output);
+    assert_eq!(tables(&report), ["db.accounts"], "{report}");
+    // Judged against the committed table: `segment_v2` gets the id after `loyalty_tier`'s.
+    assert_eq!(report["tables"][0]["last_column_id"], 6, "{report}");
+    assert_eq!(
+        changed(&report),
+        [
+            ("add".into(), "segment_v2".into()),
+            ("update-type".into(), "account_id".into())
+        ]
+    );
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        findings(&report).contains(&("db.accounts".into(), "type-narrowing".into())),
+        "{report}"
+    );
 }

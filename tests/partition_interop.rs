@@ -2,6 +2,7 @@
 //! (`tests/interop/make_partition_fixtures.py`): `apply` on the same Spark statements must give
 //! the same spec ids, partition field ids, names and transforms, `default-spec-id`,
 //! `last-partition-id`, sort order ids and fields, `default-sort-order-id` and properties, and leave the schemas and every other key untouched.
+//! One case is the example lake's `fact_orders` with its partition-and-properties migration.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -111,5 +112,40 @@ fn partition_specs_and_properties_match_pyiceberg() {
         "{} case(s) differ from pyiceberg:\n\n{}",
         failures.len(),
         failures.join("\n\n")
+    );
+}
+
+/// The example lake's partition-and-properties migration is the case pyiceberg ran on the
+/// example's `fact_orders` (`example_lake_fact_orders`), statement for statement, so what the
+/// example shows `apply` doing is what pyiceberg's commits do.
+#[test]
+fn the_example_lakes_partition_migration_is_the_case_pyiceberg_ran() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let example = fs::read_to_string(
+        root.join("examples/lake/migrations/fact_orders/0003_partition_by_order_day.sql"),
+    )
+    .unwrap();
+    let statements: String = example
+        .lines()
+        .filter(|line| !line.starts_with("--"))
+        .map(|line| format!("{line}\n"))
+        .collect();
+    let case = root.join("tests/fixtures/partition_cases/example_lake_fact_orders");
+    assert_eq!(
+        statements,
+        fs::read_to_string(case.join("change.sql")).unwrap()
+    );
+    let hint = fs::read_to_string(
+        root.join("examples/lake/warehouse/lake_prod/fact_orders/metadata/version-hint.text"),
+    )
+    .unwrap();
+    let committed = root.join(format!(
+        "examples/lake/warehouse/lake_prod/fact_orders/metadata/v{}.metadata.json",
+        hint.trim()
+    ));
+    assert_eq!(
+        fs::read(committed).unwrap(),
+        fs::read(case.join("base.metadata.json")).unwrap(),
+        "the case starts from the example's committed fact_orders"
     );
 }

@@ -20,7 +20,7 @@ use std::path::Path;
 
 use crate::cli::ApplyArgs;
 use crate::commands::emit::{failed, threshold};
-use crate::commands::lint::{emit_routed, judge_and_report};
+use crate::commands::lint::{Given, emit_routed, judge_and_report};
 use crate::failure::Failure;
 use crate::finding::Severity;
 use crate::judge::Settings;
@@ -73,7 +73,7 @@ fn routed(
     let fail_on = threshold(lint.fail_on);
     let now = now_ms();
     let judged = judge_all(&lint.proposal, &repo, cwd, now, TablesFrom::WorkTree)
-        .and_then(|(judged, proposals)| one_output(args, judged).map(|j| (j, proposals)));
+        .and_then(|(routed, proposals)| one_output(args, routed.judged).map(|j| (j, proposals)));
     let (mut judged, proposals) = judged.map_err(|f| failed(f, lint.format, fail_on, out))?;
     let root = std::fs::canonicalize(&repo.root)
         .map_err(|e| Failure::Message(format!("cannot resolve `{}`: {e}", repo.root.display())))?;
@@ -90,7 +90,11 @@ fn routed(
         verify_sample(args, judgement, &resolved, settings, fail_on)
             .map_err(|f| failed(f, lint.format, fail_on, out))?;
     }
-    let passed = emit_routed(lint, &repo, &judged, proposals, out)?;
+    let given = Given {
+        proposals,
+        applied: 0,
+    };
+    let passed = emit_routed(lint, &repo, &judged, given, out)?;
     let problems = judged.iter().any(|(j, _)| !j.evolution.problems.is_empty());
     if problems || (!passed && !args.force) {
         return Ok(false);

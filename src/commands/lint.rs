@@ -74,9 +74,24 @@ fn routed(
     out: &mut dyn Write,
 ) -> Result<bool, Failure> {
     let fail_on = threshold(args.fail_on);
-    let (judged, proposals) = judge_all(&args.proposal, &repo, cwd, now_ms(), TablesFrom::Head)
+    let (routed, proposals) = judge_all(&args.proposal, &repo, cwd, now_ms(), TablesFrom::Head)
         .map_err(|failure| failed(failure, args.format, fail_on, out))?;
-    emit_routed(args, &repo, &judged, proposals, out)
+    let mut applied: Vec<&std::path::Path> =
+        routed.applied.iter().map(|a| a.path.as_path()).collect();
+    applied.sort();
+    applied.dedup();
+    let given = Given {
+        proposals,
+        applied: applied.len(),
+    };
+    emit_routed(args, &repo, &routed.judged, given, out)
+}
+
+/// How many of the files given were proposals, and how many of those `lint` left out as
+/// applied at HEAD.
+pub struct Given {
+    pub proposals: usize,
+    pub applied: usize,
 }
 
 /// The report of a routed run (`lint`, `apply`), headed by what the files touched; returns
@@ -85,7 +100,7 @@ pub fn emit_routed(
     args: &LintArgs,
     repo: &RepoConfig,
     judged: &[(Judgement, Settings)],
-    proposals: usize,
+    given: Given,
     out: &mut dyn Write,
 ) -> Result<bool, Failure> {
     let fail_on = threshold(args.fail_on);
@@ -94,9 +109,13 @@ pub fn emit_routed(
         .map(|(judgement, settings)| TableRun::new(judgement, settings))
         .collect();
     let run = Run::judged(tables, fail_on);
+    let applied = match given.applied {
+        0 => String::new(),
+        n => format!(", {n} already applied at HEAD and left out"),
+    };
     let header = format!(
-        "{} of {} given; {} of {} of `{}` touched\n",
-        counted(proposals, "proposal file"),
+        "{} of {} given{applied}; {} of {} of `{}` touched\n",
+        counted(given.proposals, "proposal file"),
         args.proposal.files.len(),
         run.tables.len(),
         counted(repo.config.tables.len(), "table"),

@@ -23,7 +23,7 @@ mod sample;
 
 pub use limits::named as named_limits;
 use names::last_segment;
-pub use names::same_table;
+pub use names::{code_name, same_table};
 pub use place::place;
 pub use rule_settings::{RuleOption, RuleSetting};
 pub use sample::{Sample, SampleKind};

@@ -83,6 +83,37 @@ impl Repo {
         Ok(CommitFiles::new(&self.repo, self.tree(commit)?))
     }
 
+    /// The first-parent ancestor of `head` at which none of `paths` (files relative to the
+    /// root) has the content it has at `head` yet: the commit before the oldest of them got that
+    /// content. `None` when the history (or a shallow clone's part of it) starts with one of them.
+    pub fn before_all(&self, head: Oid, paths: &[PathBuf]) -> Result<Option<Oid>, String> {
+        fn files_of<'r>(
+            repo: &'r Repository,
+            commit: &Commit<'r>,
+        ) -> Result<CommitFiles<'r>, String> {
+            commit
+                .tree()
+                .map(|tree| CommitFiles::new(repo, tree))
+                .map_err(|e| format!("cannot read commit {}: {}", commit.id(), e.message()))
+        }
+        let mut commit = self
+            .repo
+            .find_commit(head)
+            .map_err(|e| format!("cannot read commit {head}: {}", e.message()))?;
+        let at_head = files_of(&self.repo, &commit)?;
+        let wanted: Vec<Option<Oid>> = paths.iter().map(|p| at_head.object_id(p)).collect();
+        let mut alive: Vec<usize> = (0..paths.len()).collect();
+        while !alive.is_empty() {
+            let Ok(parent) = commit.parent(0) else {
+                return Ok(None);
+            };
+            let files = files_of(&self.repo, &parent)?;
+            alive.retain(|&i| files.object_id(&paths[i]) == wanted[i]);
+            commit = parent;
+        }
+        Ok(Some(commit.id()))
+    }
+
     /// Every version of the table at `path` (a metadata file or table directory, relative to the
     /// root) along the first-parent history ending at `base`, oldest first: one per commit that
     /// changed it. First parents only, so a change merged from a branch is dated when it landed.

@@ -1,7 +1,9 @@
 //! A Markdown report for `$GITHUB_STEP_SUMMARY` or a pull request comment: the verdict, the
 //! findings as a table, suppressed findings with their reasons, and per changed table its fields
-//! before and after (id, path, type, required) with each change marked, which is what a reviewer
-//! needs to see without reading the DDL, and how its sample data files read under the new schema.
+//! before and after (id, path, type, required) with each change marked, then the changes about
+//! no one field (partition spec, sort order, properties, no-op statements), which is what a
+//! reviewer needs to see without reading the DDL, and how its sample data files read under the
+//! new schema.
 //!
 //! Everything from the input (messages, names, types) is escaped for GitHub-flavoured Markdown:
 //! `|` would end a table cell, `<` would start HTML (`struct<a: int>` would vanish), and line
@@ -136,13 +138,15 @@ fn write_table(judgement: &Judgement, out: &mut dyn Write) -> io::Result<()> {
     let after = &judgement.evolution.metadata;
     let before = judgement.before();
     writeln!(out)?;
+    let field_changes = judgement
+        .evolution
+        .applied
+        .iter()
+        .any(|a| a.field_id.is_some());
     match before {
-        Some(b)
-            if b.current_schema_id == after.current_schema_id
-                && judgement.evolution.applied.is_empty() =>
-        {
+        Some(b) if b.current_schema_id == after.current_schema_id && !field_changes => {
             writeln!(out, "### {}: no schema change", code(&judgement.table))?;
-            return Ok(());
+            return write_table_changes(judgement, out);
         }
         Some(b) => writeln!(
             out,
@@ -205,6 +209,38 @@ fn write_table(judgement: &Judgement, out: &mut dyn Write) -> io::Result<()> {
             "{} unchanged fields of {} are not shown.",
             rows.len() - changed,
             rows.len()
+        )?;
+    }
+    write_table_changes(judgement, out)
+}
+
+/// The changes that are about no one field (partition spec, sort order, properties, branches
+/// and tags, session statements), one item each, in order.
+fn write_table_changes(judgement: &Judgement, out: &mut dyn Write) -> io::Result<()> {
+    let changes: Vec<_> = judgement
+        .evolution
+        .applied
+        .iter()
+        .filter(|a| a.field_id.is_none())
+        .collect();
+    if changes.is_empty() {
+        return Ok(());
+    }
+    writeln!(out)?;
+    writeln!(out, "Table changes:")?;
+    writeln!(out)?;
+    for change in changes {
+        let detail = match (&change.from, &change.to) {
+            (Some(from), Some(to)) => format!(": {} → {}", code(from), code(to)),
+            (None, Some(to)) => format!(": {}", code(to)),
+            (Some(from), None) => format!(": was {}", code(from)),
+            (None, None) => String::new(),
+        };
+        writeln!(
+            out,
+            "- **{}** {}{detail}",
+            change.kind.as_str(),
+            code(&change.path)
         )?;
     }
     Ok(())

@@ -61,7 +61,7 @@ impl Rule for PartitionGranularityChange {
                     new.name,
                     old.spec_id
                 ),
-                "rewrite the existing files into the new spec after the change (CALL <catalog>.system.rewrite_data_files(table => '<db>.<table>', options => map('rewrite-all', 'true'))), or keep the old granularity; suppress this finding with the reason if the mixed layout is intended".into(),
+                "once the change is committed, rewrite the existing files into the new spec as a maintenance job outside the migrations (a migration may not rewrite data): CALL <catalog>.system.rewrite_data_files(table => '<db>.<table>', options => map('rewrite-all', 'true')); or keep the old granularity; suppress this finding with the reason if the mixed layout is intended".into(),
             ));
         }
         out

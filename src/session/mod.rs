@@ -3,6 +3,7 @@
 //! (`table`), with the committed metadata compared (`drift`) and sample files read
 //! (`verification`). Nothing here writes a report; `commands` does.
 
+pub mod applied;
 pub mod buffers;
 pub mod drift;
 pub mod gate;

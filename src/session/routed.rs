@@ -11,9 +11,10 @@ use crate::change::{Source, StatementKind};
 use crate::cli::ProposalArgs;
 use crate::failure::Failure;
 use crate::judge::Settings;
-use crate::repo::config::repo_path;
+use crate::repo::config::{TableConfig, repo_path};
 use crate::repo::location::{first_metadata_file, new_table_uri};
 use crate::repo::work_tree::RepoWorkTree;
+use crate::session::applied::{AppliedMigration, History, applied_at_head};
 use crate::session::input::read_source_named;
 use crate::session::plan::repo_config::{RepoConfig, config_failure};
 use crate::session::plan::routing::{Item, is_proposal, parse_sources, route, slashed};
@@ -37,14 +38,21 @@ pub enum TablesFrom {
     WorkTree,
 }
 
-/// Every touched table judged, in the configuration's order, and how many files were proposals.
+/// What a routed run judged: every touched table in the configuration's order, and the
+/// migrations it left out because HEAD has them applied (`TablesFrom::Head` only).
+pub struct Routed {
+    pub judged: Vec<(Judgement, Settings)>,
+    pub applied: Vec<AppliedMigration>,
+}
+
+/// Every touched table judged, and how many files were proposals.
 pub fn judge_all(
     args: &ProposalArgs,
     repo: &RepoConfig,
     cwd: &Path,
     now_ms: i64,
     from: TablesFrom,
-) -> Result<(Vec<(Judgement, Settings)>, usize), Failure> {
+) -> Result<(Routed, usize), Failure> {
     let resolved = resolve_with(args, Some(repo.config.clone()), Some(repo.file.clone()));
     let files = proposal_files(repo, cwd, &args.files)?;
     let mut sources = Vec::new();
@@ -52,8 +60,16 @@ pub fn judge_all(
         sources.push((file.clone(), read_source_named(file, slashed(file))?));
     }
     let table = args.table.as_deref();
-    let judged = judge_sources(repo, &resolved, table, sources, cwd, now_ms, from)?;
-    Ok((judged, files.len()))
+    let mut routed = judge_routed(repo, &resolved, table, sources, cwd, now_ms, from)?;
+    routed.applied.sort_by(|a, b| a.path.cmp(&b.path));
+    for applied in &routed.applied {
+        crate::pipe::to_stderr(&format!(
+            "note: `{}` is not judged for `{}`: it is applied (HEAD has it unchanged, and the table's committed metadata holds its changes)",
+            applied.path.display(),
+            applied.table
+        ));
+    }
+    Ok((routed, files.len()))
 }
 
 /// Proposal texts (each with its path relative to `cwd`, in path order) routed to their tables
@@ -69,6 +85,33 @@ pub fn judge_sources(
     now_ms: i64,
     from: TablesFrom,
 ) -> Result<Vec<(Judgement, Settings)>, Failure> {
+    judge_routed(repo, resolved, table, sources, cwd, now_ms, from).map(|r| r.judged)
+}
+
+/// What every touched table is judged with.
+struct Routing<'a> {
+    repo: &'a RepoConfig,
+    resolved: &'a Resolved,
+    /// `--table`.
+    named: Option<&'a str>,
+    dialect: crate::frontend::ddl::Dialect,
+    root: PathBuf,
+    here: PathBuf,
+    work_tree: RepoWorkTree,
+    now_ms: i64,
+    from: TablesFrom,
+}
+
+/// [`judge_sources`], with the migrations left out as applied.
+fn judge_routed(
+    repo: &RepoConfig,
+    resolved: &Resolved,
+    named: Option<&str>,
+    sources: Vec<(PathBuf, Source)>,
+    cwd: &Path,
+    now_ms: i64,
+    from: TablesFrom,
+) -> Result<Routed, Failure> {
     let RepoConfig {
         config, dir, root, ..
     } = repo;
@@ -94,52 +137,30 @@ pub fn judge_sources(
             .map_err(|e| Failure::Message(format!("cannot resolve `{}`: {e}", p.display())))
     };
     let (root, here) = (canonical(root)?, canonical(cwd)?);
-    let work_tree = RepoWorkTree::new(&root)?;
-    let mut judged = Vec::new();
+    let run = Routing {
+        repo,
+        resolved,
+        named,
+        dialect,
+        work_tree: RepoWorkTree::new(&root)?,
+        root,
+        here,
+        now_ms,
+        from,
+    };
+    let mut out = Routed {
+        judged: Vec::new(),
+        applied: Vec::new(),
+    };
     let mut errors = Vec::new();
-    let named = table;
-    for ((table, path), items) in config.tables.iter().zip(&locations).zip(&routed) {
+    let tables = config.tables.iter().zip(&locations).zip(routed);
+    for (index, ((table, path), items)) in tables.enumerate() {
+        let items = run.unapplied(index, table, path, items, &mut out.applied)?;
         if items.is_empty() {
             continue;
         }
-        let source = HeadOrWorkTree {
-            git: repo.git.as_ref().filter(|_| from != TablesFrom::WorkTree),
-            work_tree: &work_tree,
-            table,
-            path,
-            root: &root,
-            here: &here,
-            created: items.first().is_some_and(creates_table),
-            kept: from == TablesFrom::HeadKept,
-        };
-        let base = source.load()?;
-        let read = read_in_order(items, dialect, base.as_ref().map(|b| &b.metadata));
-        let judgement = read.and_then(|proposals| {
-            let target = Target {
-                table: Some(named.map_or(table.name.clone(), str::to_string)),
-                base,
-                source: Some(&source),
-            };
-            let location = match from {
-                TablesFrom::Head | TablesFrom::HeadKept => source.shown(path).display().to_string(),
-                TablesFrom::WorkTree => new_table_uri(Some(&first_metadata_file(&root.join(path)))),
-            };
-            judge_read(resolved, target, proposals, location, now_ms)
-        });
-        match judgement {
-            Ok(mut judgement) => {
-                locate_related(&mut judgement);
-                let mut settings = resolved.settings_for(&judgement.table);
-                // The history judging read (kept per HEAD), for what callers show of it.
-                if judgement
-                    .base
-                    .as_ref()
-                    .is_some_and(|b| b.description.is_none())
-                {
-                    settings.file_history = source.history(&settings.options)?;
-                }
-                judged.push((judgement, settings));
-            }
+        match run.judge_table(table, path, &items) {
+            Ok(judged) => out.judged.push(judged),
             // Every table's located errors together, as one run over one table reports them.
             Err(Failure::Located(mut located)) => errors.append(&mut located),
             Err(other) => return Err(other),
@@ -148,7 +169,100 @@ pub fn judge_sources(
     if !errors.is_empty() {
         return Err(Failure::Located(errors));
     }
-    Ok(judged)
+    Ok(out)
+}
+
+impl Routing<'_> {
+    /// The table's items without the migrations HEAD has applied (each added to `applied`),
+    /// when the tables are read from HEAD for `lint`.
+    fn unapplied(
+        &self,
+        index: usize,
+        table: &TableConfig,
+        path: &Path,
+        items: Vec<Item>,
+        applied: &mut Vec<AppliedMigration>,
+    ) -> Result<Vec<Item>, Failure> {
+        if items.is_empty() {
+            return Ok(items);
+        }
+        let Some(git) = self
+            .repo
+            .git
+            .as_ref()
+            .filter(|_| self.from == TablesFrom::Head)
+        else {
+            return Ok(items);
+        };
+        let history = History {
+            git,
+            config: &self.repo.config,
+            dialect: self.dialect,
+            root: &self.root,
+            here: &self.here,
+        };
+        let flags = applied_at_head(&history, index, path, &items)?;
+        let mut kept = Vec::new();
+        for (item, left_out) in items.into_iter().zip(flags) {
+            match left_out {
+                true => applied.push(AppliedMigration {
+                    path: item.path().to_path_buf(),
+                    table: table.name.clone(),
+                }),
+                false => kept.push(item),
+            }
+        }
+        Ok(kept)
+    }
+
+    /// One touched table read from where `from` says and judged with its items.
+    fn judge_table(
+        &self,
+        table: &TableConfig,
+        path: &Path,
+        items: &[Item],
+    ) -> Result<(Judgement, Settings), Failure> {
+        let from = self.from;
+        let source = HeadOrWorkTree {
+            git: self
+                .repo
+                .git
+                .as_ref()
+                .filter(|_| from != TablesFrom::WorkTree),
+            work_tree: &self.work_tree,
+            table,
+            path,
+            root: &self.root,
+            here: &self.here,
+            created: items.first().is_some_and(creates_table),
+            kept: from == TablesFrom::HeadKept,
+        };
+        let base = source.load()?;
+        let proposals = read_in_order(items, self.dialect, base.as_ref().map(|b| &b.metadata))?;
+        let target = Target {
+            table: Some(self.named.map_or(table.name.clone(), str::to_string)),
+            base,
+            source: Some(&source),
+        };
+        let location = match from {
+            TablesFrom::Head | TablesFrom::HeadKept => source.shown(path).display().to_string(),
+            TablesFrom::WorkTree => {
+                new_table_uri(Some(&first_metadata_file(&self.root.join(path))))
+            }
+        };
+        let mut judgement = judge_read(self.resolved, target, proposals, location, self.now_ms)?;
+        locate_related(&mut judgement);
+        let mut settings = self.resolved.settings_for(&judgement.table);
+        // The history judging read (kept per HEAD), for what callers show of it.
+        if judgement
+            .base
+            .as_ref()
+            .is_some_and(|b| b.description.is_none())
+        {
+            settings.file_history = source.history(&settings.options)?;
+        }
+        Ok((judgement, settings))
+    }
 }
 
 /// The files given that are proposals, as given, in path order. The rest are named on stderr

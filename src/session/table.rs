@@ -13,7 +13,7 @@ use crate::iceberg::metadata::TableMetadata;
 use crate::judge::Settings;
 use crate::judge::{Judged, judge_proposals};
 use crate::proposal::{FileProposal, Proposal};
-use crate::repo::config::same_table;
+use crate::repo::config::{code_name, same_table};
 use crate::rules::Mapping;
 use crate::rules::related::locate_in_metadata;
 use crate::session::input::{
@@ -202,7 +202,11 @@ fn other_tables(
             errors.push(LocatedError::new(
                 source,
                 span,
-                format!("this {what} is for `{named}`, but this run judges `{table}`"),
+                format!(
+                    "this {what} is for {}, but this run judges {}",
+                    code_name(named),
+                    code_name(table)
+                ),
                 Some(
                     "judge one table per run: put each table's migrations in files of their own, and give --metadata that table's metadata"
                         .into(),

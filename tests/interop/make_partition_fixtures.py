@@ -12,6 +12,11 @@ orders and the properties with `expected.metadata.json`.
     target/interop-venv/bin/python tests/interop/make_partition_fixtures.py --out tests/fixtures/partition_cases
 
 Layout: <out>/<case>/{base.metadata.json, change.sql, expected.metadata.json}
+
+One more case starts from the example lake's `lake_prod.fact_orders` (registered as committed in
+`examples/lake`, not created here) and runs the statements of its migration
+`examples/lake/migrations/fact_orders/0003_partition_by_order_day.sql`, which the test checks
+are that file's.
 """
 
 from __future__ import annotations
@@ -147,14 +152,39 @@ def cases() -> list[Case]:
     ]
 
 
-def run_case(catalog: SqlCatalog, case: Case, out: Path) -> None:
+EXAMPLE_TABLE = Path(__file__).resolve().parents[2] / "examples/lake/warehouse/lake_prod/fact_orders"
+
+
+def example_case() -> Case:
+    """The example lake's partition-and-properties migration, on the example's `fact_orders`."""
+    return Case("example_lake_fact_orders", 2, PartitionSpec(), [
+        ("ALTER TABLE lake_prod.fact_orders ADD PARTITION FIELD days(order_ts) AS order_day",
+         spec_update(lambda u: u.add_field("order_ts", DayTransform(), "order_day"))),
+        ("ALTER TABLE lake_prod.fact_orders SET TBLPROPERTIES ('write.target-file-size-bytes' = '268435456', 'commit.retry.num-retries' = '10')",
+         set_props(**{"write.target-file-size-bytes": "268435456", "commit.retry.num-retries": "10"})),
+    ])
+
+
+def example_table(catalog: SqlCatalog, name: str, work: Path) -> Table:
+    """The example's `fact_orders` as committed, registered under `name`: its current metadata
+    file copied aside, so the commits write next to the copy's location, not into the example."""
+    hint = (EXAMPLE_TABLE / "metadata/version-hint.text").read_text().strip()
+    copy = work / f"v{hint}.metadata.json"
+    shutil.copyfile(EXAMPLE_TABLE / f"metadata/v{hint}.metadata.json", copy)
+    return catalog.register_table(name, f"file://{copy}")
+
+
+def run_case(catalog: SqlCatalog, case: Case, out: Path, work: Path) -> None:
     name = f"{TABLE}_{case.name}"
-    table = catalog.create_table(
-        name,
-        schema(),
-        partition_spec=case.spec,
-        properties={**PROPERTIES, "format-version": str(case.format_version)},
-    )
+    if case.name == example_case().name:
+        table = example_table(catalog, name, work)
+    else:
+        table = catalog.create_table(
+            name,
+            schema(),
+            partition_spec=case.spec,
+            properties={**PROPERTIES, "format-version": str(case.format_version)},
+        )
     base = table.metadata_location
     for _, commit in case.steps:
         commit(table)
@@ -182,9 +212,10 @@ def main(argv: list[str]) -> int:
         catalog.create_namespace("db")
         if args.out.exists():
             shutil.rmtree(args.out)
-        for case in cases():
-            run_case(catalog, case, args.out)
-    print(f"wrote {len(cases())} cases to {args.out}")
+        every = cases() + [example_case()]
+        for case in every:
+            run_case(catalog, case, args.out, Path(work))
+    print(f"wrote {len(every)} cases to {args.out}")
     return 0
 
 

@@ -40,7 +40,7 @@ use sqlparser::tokenizer::{Location, Token, TokenWithSpan, Tokenizer, Whitespace
 pub use dialect::{Dialect, UnknownDialect};
 pub use error::{DdlError, DdlErrorKind, DdlErrors};
 
-use crate::change::{Source, Span, Statement};
+use crate::change::{Change, Source, Span, Statement, StatementKind};
 use cursor::Cursor;
 use lines::LineIndex;
 
@@ -61,8 +61,10 @@ pub fn parse_sql_recovering(source: &Source, dialect: Dialect) -> (Vec<Statement
     let text = source.text.as_str();
     let lines = LineIndex::new(text);
     let (tokens, mut errors) = tokenize(text, &lines, dialect);
-    let mut statements = Vec::new();
+    let mut statements: Vec<Statement> = Vec::new();
     let mut namespace: Option<String> = None;
+    // Session statements not yet listed with a table statement.
+    let mut session: Vec<Change> = Vec::new();
     for group in split_statements(tokens) {
         let Some((start, end)) = statement_bounds(&group, &lines) else {
             // Only whitespace and comments: an empty statement.
@@ -79,14 +81,38 @@ pub fn parse_sql_recovering(source: &Source, dialect: Dialect) -> (Vec<Statement
             namespace: namespace.as_deref(),
         };
         match statement::statement(&mut cx) {
-            Ok(statement::Parsed::Statement(statement)) => statements.push(statement),
-            Ok(statement::Parsed::Use(used)) => namespace = Some(used),
-            Ok(statement::Parsed::Session) => {}
+            Ok(statement::Parsed::Statement(mut statement)) => {
+                if let StatementKind::Alter(changes) = &mut statement.kind {
+                    changes.splice(0..0, session.drain(..));
+                }
+                statements.push(statement);
+            }
+            Ok(statement::Parsed::Session {
+                listed,
+                namespace: used,
+            }) => {
+                session.push(listed);
+                namespace = used.or(namespace);
+            }
             Err(error) => errors.push(error),
         }
     }
+    list_trailing_session(&mut statements, session);
     errors.sort_by_key(|e| e.span.offset);
     (statements, errors)
+}
+
+/// Session statements after the last `ALTER` (or before a `CREATE TABLE` that no `ALTER`
+/// follows) are listed with the last `ALTER` of the file; a file without one lists them nowhere,
+/// since no table change carries them.
+fn list_trailing_session(statements: &mut [Statement], session: Vec<Change>) {
+    let last_alter = statements.iter_mut().rev().find_map(|s| match &mut s.kind {
+        StatementKind::Alter(changes) => Some(changes),
+        StatementKind::CreateTable(_) => None,
+    });
+    if let Some(changes) = last_alter {
+        changes.extend(session);
+    }
 }
 
 /// Tokenizes the whole text. On a tokenizer error, the tokens of the statement it interrupted

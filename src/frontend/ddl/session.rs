@@ -1,12 +1,14 @@
 //! Statements about the session rather than a table's schema: `USE db` (the namespace of the
 //! statements after it, as Spark and Trino resolve names), `SET` / `RESET` of session settings,
-//! and `CALL` of Iceberg's stored procedures, which maintain a table without changing its schema
+//! Spark's `REFRESH TABLE` (the session's cache of a table dropped), and `CALL` of Iceberg's
+//! stored procedures, which maintain a table without changing its schema
 //! or are refused by name when they rewrite data or replace the table's state.
 
 use sqlparser::tokenizer::Token;
 
 use crate::change::{ChangeKind, Span, StatementKind};
 use crate::frontend::ddl::cursor::PResult;
+use crate::frontend::ddl::dialect::Dialect;
 use crate::frontend::ddl::error::{DdlError, DdlErrorKind};
 use crate::frontend::ddl::statement::{Parsed, Stmt, Table, join_written};
 
@@ -14,7 +16,12 @@ use crate::frontend::ddl::statement::{Parsed, Stmt, Table, join_written};
 pub(crate) fn session_statement(cx: &mut Stmt) -> PResult<Option<Parsed>> {
     if cx.cur.eat_word("use").is_some() {
         let parts = cx.cur.object_name("a namespace")?;
-        return Ok(Some(Parsed::Use(join_written(&parts))));
+        let namespace = join_written(&parts);
+        let listed = session_change(cx, format!("USE {namespace}"));
+        return Ok(Some(Parsed::Session {
+            listed,
+            namespace: Some(namespace),
+        }));
     }
     if cx.cur.at_word("set") || cx.cur.at_word("reset") {
         // Session settings (`SET spark.sql.x = y`, `SET SESSION ...`, `SET TIME ZONE ...`)
@@ -22,12 +29,63 @@ pub(crate) fn session_statement(cx: &mut Stmt) -> PResult<Option<Parsed>> {
         while !cx.cur.at_end() {
             cx.cur.bump();
         }
-        return Ok(Some(Parsed::Session));
+        let listed = session_change(cx, written(cx));
+        return Ok(Some(Parsed::Session {
+            listed,
+            namespace: None,
+        }));
     }
     if cx.cur.at_word("call") {
         return call(cx).map(Some);
     }
+    if cx.dialect() != Dialect::Trino
+        && let Some(words) = cx.cur.eat_words(&["refresh", "table"])
+    {
+        // Spark's `REFRESH TABLE t` drops the session's cached metadata of `t`, which is what a
+        // reader should do after a schema change; it changes nothing in the table.
+        let table = cx.table()?;
+        let focus = Span::from_range(words.offset, table.span.end());
+        let change = cx.change(
+            ChangeKind::NoSchemaEffect {
+                statement: "REFRESH TABLE".into(),
+            },
+            focus,
+        );
+        return Ok(Some(Parsed::Statement(
+            cx.statement(table, StatementKind::Alter(vec![change])),
+        )));
+    }
     Ok(None)
+}
+
+/// How long a session statement's text may be where the report lists it.
+const LISTED_CHARS: usize = 120;
+
+/// The statement as the report lists it: its text with each run of white space one space, cut
+/// after [`LISTED_CHARS`] characters.
+fn written(cx: &Stmt) -> String {
+    let text = cx
+        .source
+        .text
+        .get(cx.span.offset..cx.span.end())
+        .unwrap_or_default();
+    let mut listed = String::new();
+    for (i, word) in text.split_whitespace().enumerate() {
+        if i > 0 {
+            listed.push(' ');
+        }
+        listed.push_str(word);
+        if listed.chars().count() > LISTED_CHARS {
+            let cut: String = listed.chars().take(LISTED_CHARS).collect();
+            return format!("{cut}...");
+        }
+    }
+    listed
+}
+
+/// A session statement recorded as a change with no effect, at the whole statement.
+fn session_change(cx: &Stmt, statement: String) -> crate::change::Change {
+    cx.change(ChangeKind::NoSchemaEffect { statement }, cx.span)
 }
 
 /// Procedures that maintain a table's files or report on it, without touching its schema,
@@ -118,7 +176,10 @@ fn call(cx: &mut Stmt) -> PResult<Parsed> {
         )));
     }
     let Some((name, span)) = table else {
-        return Ok(Parsed::Session);
+        return Ok(Parsed::Session {
+            listed: session_change(cx, format!("CALL system.{procedure}")),
+            namespace: None,
+        });
     };
     let change = cx.change(
         ChangeKind::NoSchemaEffect {

@@ -22,12 +22,15 @@ pub(crate) struct Stmt<'a> {
     pub namespace: Option<&'a str>,
 }
 
-/// What one statement is: a statement about a table, the namespace of a `USE`, or a session
-/// statement with no table.
+/// What one statement is: a statement about a table, or one about the session (`USE`, `SET`,
+/// `RESET`, a `CALL` without a table), which changes no table and is listed with the table
+/// statement after it; a `USE` also gives the namespace of the statements after it.
 pub(crate) enum Parsed {
     Statement(Statement),
-    Use(String),
-    Session,
+    Session {
+        listed: Change,
+        namespace: Option<String>,
+    },
 }
 
 impl Stmt<'_> {
@@ -77,11 +80,15 @@ impl Stmt<'_> {
             Span::from_range(from, self.span.end()),
             format!("fieldgate does not model {what}"),
         )
-        .with_help(
-            "fieldgate checks CREATE TABLE, ALTER TABLE (columns, partition fields, table \
-             properties, branches and tags), USE, SET and Iceberg's maintenance procedures, and \
-             reports any other statement rather than skip it",
-        )
+        .with_help(format!(
+            "fieldgate checks CREATE TABLE, ALTER TABLE (columns, partition fields, write \
+             orders, table properties, branches and tags), USE, SET, {}and Iceberg's \
+             maintenance procedures, and reports any other statement rather than skip it",
+            match self.dialect() {
+                Dialect::Trino => "",
+                Dialect::Spark | Dialect::Hive => "REFRESH TABLE ",
+            }
+        ))
     }
 }
 

@@ -161,21 +161,68 @@ fn use_qualifies_later_tables_and_session_statements_are_no_ops() {
          CALL system.rewrite_manifests(table => 'x'); RESET",
         Dialect::Spark,
     );
-    let tables: Vec<&str> = got.iter().map(|(t, _)| t.as_str()).collect();
+    let listed: Vec<(&str, &str)> = got
+        .iter()
+        .map(|(t, kind)| match kind {
+            ChangeKind::NoSchemaEffect { statement } => (t.as_str(), statement.as_str()),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    // Each session statement is listed with the table statement after it, the last ones with
+    // the last table statement.
     assert_eq!(
-        tables,
+        listed,
         vec![
-            "lake_prod.dim_users",
-            "other.t",
-            "lake_prod.dim_users",
-            "lake_prod.dim_users",
-            "x"
+            ("lake_prod.dim_users", "USE lake_prod"),
+            ("lake_prod.dim_users", "SET spark.sql.ansi.enabled = true"),
+            ("lake_prod.dim_users", "CREATE BRANCH audit"),
+            ("other.t", "DROP TAG v1"),
+            ("lake_prod.dim_users", "CALL system.expire_snapshots"),
+            ("lake_prod.dim_users", "CALL system.remove_orphan_files"),
+            ("x", "CALL system.rewrite_manifests"),
+            ("x", "RESET"),
         ]
+    );
+}
+
+#[test]
+fn refresh_table_changes_nothing_and_is_spark_s() {
+    let got = kinds("REFRESH TABLE `lake_prod`.dim_users", Dialect::Spark);
+    assert_eq!(got[0].0, "`lake_prod`.dim_users");
+    assert_eq!(
+        got[0].1,
+        ChangeKind::NoSchemaEffect {
+            statement: "REFRESH TABLE".into()
+        }
+    );
+    assert!(
+        error("REFRESH TABLE lake_prod.dim_users", Dialect::Trino).contains("does not model"),
+        "Trino has no REFRESH TABLE"
+    );
+}
+
+#[test]
+fn a_long_session_statement_is_listed_cut_and_on_one_line() {
+    let setting = format!("SET spark.sql.x =\n   {};", "v".repeat(500));
+    let got = kinds(
+        &format!("{setting}\nCALL system.expire_snapshots();\nALTER TABLE db.t DROP TAG v1"),
+        Dialect::Spark,
     );
     let ChangeKind::NoSchemaEffect { statement } = &got[0].1 else {
         panic!("{got:?}")
     };
-    assert_eq!(statement, "CREATE BRANCH audit");
+    assert!(
+        statement.starts_with("SET spark.sql.x = vvv"),
+        "{statement}"
+    );
+    assert_eq!(statement.chars().count(), 123, "{statement}");
+    assert!(statement.ends_with("v..."), "{statement}");
+    assert_eq!(
+        got[1].1,
+        ChangeKind::NoSchemaEffect {
+            statement: "CALL system.expire_snapshots".into()
+        }
+    );
 }
 
 #[test]

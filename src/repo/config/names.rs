@@ -39,6 +39,32 @@ pub(super) fn last_segment(name: &str) -> String {
     parts(name).pop().unwrap_or_default().to_ascii_lowercase()
 }
 
+/// `name` as a message shows it, in a code span: each part once, unquoted where Spark reads it
+/// unquoted (`` `db`.`t` `` is `db.t`), in backticks where it must be (a part holding a dot,
+/// a backtick or a space), and then fenced by a longer backtick run, so the quotes of a
+/// statement never double the code span's.
+pub fn code_name(name: &str) -> String {
+    let shown = if is_plain(name) {
+        name.to_string()
+    } else {
+        let parts: Vec<String> = parts(name).iter().map(|p| shown_part(p)).collect();
+        parts.join(".")
+    };
+    match shown.contains('`') {
+        true => format!("`` {shown} ``"),
+        false => format!("`{shown}`"),
+    }
+}
+
+/// One identifier part as Spark would need it written.
+fn shown_part(part: &str) -> String {
+    let bare = !part.is_empty() && part.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    match bare {
+        true => part.to_string(),
+        false => format!("`{}`", part.replace('`', "``")),
+    }
+}
+
 /// Whether `name` has no quoted part, so dots alone split it.
 fn is_plain(name: &str) -> bool {
     memchr::memchr2(b'`', b'"', name.as_bytes()).is_none()
@@ -69,7 +95,17 @@ fn parts(name: &str) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{last_segment, same_table};
+    use super::{code_name, last_segment, same_table};
+
+    #[test]
+    fn a_name_is_shown_once_however_it_was_quoted() {
+        assert_eq!(code_name("db.t"), "`db.t`");
+        assert_eq!(code_name("`db`.`t`"), "`db.t`");
+        assert_eq!(code_name("\"db\".\"t\""), "`db.t`");
+        assert_eq!(code_name("`db.t`"), "`` `db.t` ``");
+        assert_eq!(code_name("db.`we``ird`"), "`` db.`we``ird` ``");
+        assert_eq!(code_name("db.`my t`"), "`` db.`my t` ``");
+    }
 
     #[test]
     fn quoted_parts_name_the_table_their_parts_name() {

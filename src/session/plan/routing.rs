@@ -10,7 +10,7 @@ use crate::failure::{Failure, LocatedError};
 use crate::frontend::ddl::Dialect;
 use crate::frontend::schema_file::SchemaFile;
 use crate::proposal::Proposal;
-use crate::repo::config::{CONFIG_FILE, Config, TableConfig};
+use crate::repo::config::{CONFIG_FILE, Config, TableConfig, code_name};
 use crate::repo::glob;
 use crate::session::input::{FileKind, parse_proposal, read_source_named, schema_file_failure};
 use crate::suggest::closest;
@@ -179,7 +179,7 @@ pub fn route(config: &Config, items: Vec<Item>) -> Result<Vec<Vec<Item>>, Failur
                 errors.push(LocatedError::new(
                     source,
                     span,
-                    format!("`{name}` is not a table of {CONFIG_FILE}"),
+                    format!("{} is not a table of {CONFIG_FILE}", code_name(name)),
                     Some(help),
                 ));
             }
@@ -191,7 +191,7 @@ pub fn route(config: &Config, items: Vec<Item>) -> Result<Vec<Vec<Item>>, Failur
                 errors.push(LocatedError::new(
                     source,
                     span,
-                    format!("`{name}` could be any of {}", names.join(", ")),
+                    format!("{} could be any of {}", code_name(name), names.join(", ")),
                     Some("qualify the table name as fieldgate.yaml does".into()),
                 ));
             }
