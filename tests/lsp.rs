@@ -949,6 +949,46 @@ fn a_commit_on_the_current_branch_judges_the_open_files_again() {
 }
 
 #[test]
+fn an_unknown_column_is_fixed_by_the_name_it_was_meant_to_be() {
+    let (_dir, root) = lake();
+    let mut client = Client::start();
+    let path = root.join("migrations/dim_users/0003_drop.sql");
+    let sql = "ALTER TABLE lake_prod.dim_users DROP COLUMN phne;\n";
+    let uri = client.open(&path, sql);
+    let found = client.diagnostics(&uri, 1);
+    let unknown = found
+        .iter()
+        .find(|d| d.message.contains("did you mean `phone`"))
+        .unwrap_or_else(|| panic!("{found:#?}"));
+    let context = json!({"diagnostics": [unknown]});
+    let params = json!({"textDocument": {"uri": uri}, "range": unknown.range, "context": context});
+    let actions = client.answer("textDocument/codeAction", params);
+    let replace = actions
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["title"] == "Replace with `phone`")
+        .unwrap_or_else(|| panic!("{actions:#}"));
+    assert_eq!(replace["isPreferred"], true);
+    let edit = &replace["edit"]["changes"][uri.as_str()][0];
+    assert_eq!(edit["newText"], "phone");
+    // The edit replaces the misspelt name, nothing around it.
+    let range = &edit["range"];
+    assert_eq!(range["start"], json!({"line": 0, "character": 44}));
+    assert_eq!(range["end"], json!({"line": 0, "character": 48}));
+
+    // Applied, the statement is judged as the drop it was meant to be.
+    let fixed = json!([{"range": range, "text": "phone"}]);
+    client.change(&uri, 2, fixed);
+    let found = client.diagnostics(&uri, 2);
+    assert!(
+        Client::codes(&found).contains(&"column-drop".into()),
+        "{found:#?}"
+    );
+    client.shutdown();
+}
+
+#[test]
 fn table_names_and_rule_names_are_completed() {
     let (_dir, root) = lake();
     let path = root.join("migrations/dim_users/0003_next.sql");
