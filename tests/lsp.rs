@@ -904,6 +904,91 @@ fn a_branch_switch_judges_the_open_files_against_the_other_branch() {
 }
 
 #[test]
+fn a_commit_on_the_current_branch_judges_the_open_files_again() {
+    let (_dir, root) = lake();
+    let watching = json!({"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}}});
+    let mut client = Client::start_with(watching);
+    let registration = client.asked("client/registerCapability");
+    let watchers = &registration.params["registrations"][0]["registerOptions"]["watchers"];
+    let globs: Vec<&str> = watchers
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["globPattern"].as_str().unwrap())
+        .collect();
+    for glob in ["**/.git/refs/heads/**", "**/.git/packed-refs"] {
+        assert!(globs.contains(&glob), "{globs:?}");
+    }
+    client.send(Response::new_ok(registration.id, Value::Null).into());
+    let path = root.join("migrations/dim_users/0003_pager.sql");
+    let sql = "ALTER TABLE lake_prod.dim_users ADD COLUMN pager string COMMENT 'x';\n";
+    let uri = client.open(&path, sql);
+    let found = client.diagnostics(&uri, 1);
+    assert!(errors(&found).is_empty(), "{found:#?}");
+
+    // A commit renames `phone` to `pager` in the table: it moves the branch's ref and leaves
+    // `.git/HEAD` as it was. The open file is judged against the new commit without a keystroke.
+    let head = root.join(".git/HEAD");
+    let head_before = fs::read_to_string(&head).unwrap();
+    let metadata = root.join("warehouse/lake_prod/dim_users/metadata/v4.metadata.json");
+    let original = fs::read_to_string(&metadata).unwrap();
+    fs::write(&metadata, original.replace("\"phone\"", "\"pager\"")).unwrap();
+    common::git(&root, &["commit", "-q", "-am", "pager"]);
+    assert_eq!(fs::read_to_string(&head).unwrap(), head_before);
+    let branch = common::git(&root, &["symbolic-ref", "HEAD"]);
+    let moved = root.join(".git").join(branch.trim());
+    assert!(moved.is_file(), "{}", moved.display());
+    let changed = json!({"changes": [{"uri": Url::from_file_path(&moved).unwrap(), "type": 2}]});
+    client.notify("workspace/didChangeWatchedFiles", changed);
+    let found = client.diagnostics(&uri, 1);
+    assert!(
+        errors(&found).iter().any(|e| e.contains("pager")),
+        "{found:#?}"
+    );
+    client.shutdown();
+}
+
+#[test]
+fn an_unknown_column_is_fixed_by_the_name_it_was_meant_to_be() {
+    let (_dir, root) = lake();
+    let mut client = Client::start();
+    let path = root.join("migrations/dim_users/0003_drop.sql");
+    let sql = "ALTER TABLE lake_prod.dim_users DROP COLUMN phne;\n";
+    let uri = client.open(&path, sql);
+    let found = client.diagnostics(&uri, 1);
+    let unknown = found
+        .iter()
+        .find(|d| d.message.contains("did you mean `phone`"))
+        .unwrap_or_else(|| panic!("{found:#?}"));
+    let context = json!({"diagnostics": [unknown]});
+    let params = json!({"textDocument": {"uri": uri}, "range": unknown.range, "context": context});
+    let actions = client.answer("textDocument/codeAction", params);
+    let replace = actions
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["title"] == "Replace with `phone`")
+        .unwrap_or_else(|| panic!("{actions:#}"));
+    assert_eq!(replace["isPreferred"], true);
+    let edit = &replace["edit"]["changes"][uri.as_str()][0];
+    assert_eq!(edit["newText"], "phone");
+    // The edit replaces the misspelt name, nothing around it.
+    let range = &edit["range"];
+    assert_eq!(range["start"], json!({"line": 0, "character": 44}));
+    assert_eq!(range["end"], json!({"line": 0, "character": 48}));
+
+    // Applied, the statement is judged as the drop it was meant to be.
+    let fixed = json!([{"range": range, "text": "phone"}]);
+    client.change(&uri, 2, fixed);
+    let found = client.diagnostics(&uri, 2);
+    assert!(
+        Client::codes(&found).contains(&"column-drop".into()),
+        "{found:#?}"
+    );
+    client.shutdown();
+}
+
+#[test]
 fn table_names_and_rule_names_are_completed() {
     let (_dir, root) = lake();
     let path = root.join("migrations/dim_users/0003_next.sql");

@@ -9,9 +9,11 @@ use std::sync::Arc;
 
 use crate::iceberg::metadata::TableMetadata;
 use crate::iceberg::schema::{Schema, member_count};
+use crate::iceberg::schema_hash::shared_structure_hash;
 
 pub(super) struct SchemaLog {
-    /// Positions in `schemas` by `Schema::structure_hash`, oldest first.
+    /// Positions in `schemas` by `Schema::structure_hash`, oldest first. The table's own schemas
+    /// are hashed once, not once per judgement (`shared_structure_hash`).
     by_structure: HashMap<u64, Vec<usize>>,
     /// Position of the current schema, as `TableMetadata::current_schema` finds it.
     current: Option<usize>,
@@ -25,7 +27,7 @@ impl SchemaLog {
         let mut by_structure: HashMap<u64, Vec<usize>> = HashMap::new();
         for (position, schema) in metadata.schemas.iter().enumerate() {
             by_structure
-                .entry(schema.structure_hash())
+                .entry(shared_structure_hash(schema))
                 .or_default()
                 .push(position);
         }

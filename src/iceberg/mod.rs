@@ -12,6 +12,7 @@ pub mod names;
 pub mod partition;
 pub mod pinned;
 pub mod schema;
+pub mod schema_hash;
 pub mod sort;
 pub mod table_patch;
 pub mod types;

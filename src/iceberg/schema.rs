@@ -308,6 +308,10 @@ pub fn member_by_id(fields: &[Field], id: FieldId) -> Option<FieldInfo> {
             if field.id == id {
                 return Some(FieldInfo::of_field(field, prefix, parent, position));
             }
+            // A primitive holds no members: its path is not built.
+            if matches!(field.field_type, Type::Primitive(_)) {
+                continue;
+            }
             if let Some(found) =
                 in_type(&field.field_type, &join(prefix, &field.name), field.id, id)
             {

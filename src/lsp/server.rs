@@ -319,14 +319,18 @@ fn notified(
     Ok(())
 }
 
-/// Files whose change on disk changes what open documents are judged against; `.git/HEAD`
-/// moves on a branch switch, when the tables are judged as another commit holds them.
+/// Files whose change on disk changes what open documents are judged against. The tables are
+/// judged as `HEAD` holds them, and what is not committed yet comes before the open file: a
+/// branch switch rewrites `.git/HEAD`, a commit moves the current branch's ref (a loose file
+/// under `.git/refs/heads`, or a line of `.git/packed-refs`) without touching `.git/HEAD`.
 const WATCHED: &[&str] = &[
     "**/fieldgate.yaml",
     "**/*.metadata.json",
     "**/*.metadata.json.gz",
     "**/version-hint.text",
     "**/.git/HEAD",
+    "**/.git/packed-refs",
+    "**/.git/refs/heads/**",
 ];
 
 /// Whether the client can be asked to watch files (`client/registerCapability`).
@@ -364,17 +368,20 @@ fn watch_registration() -> Request {
 /// Whether a changed file is one [`WATCHED`] names (a client that watches statically may
 /// report any file).
 fn affects_judging(uri: &Url) -> bool {
-    let Some(mut segments) = uri.path_segments() else {
+    let Some(segments) = uri.path_segments() else {
         return false;
     };
-    let (Some(name), parent) = (segments.next_back(), segments.next_back()) else {
+    let segments: Vec<&str> = segments.collect();
+    let Some((&name, folders)) = segments.split_last() else {
         return false;
     };
+    let in_git = folders.last() == Some(&".git");
     name == CONFIG_FILE
         || name == "version-hint.text"
         || name.ends_with(".metadata.json")
         || name.ends_with(".metadata.json.gz")
-        || (name == "HEAD" && parent == Some(".git"))
+        || (in_git && (name == "HEAD" || name == "packed-refs"))
+        || folders.windows(3).any(|w| w == [".git", "refs", "heads"])
 }
 
 /// How a line comment starts in the file: `--` in SQL, `#` in a YAML schema file.
@@ -415,5 +422,39 @@ fn canonical(path: &Path) -> PathBuf {
     match (path.parent(), path.file_name()) {
         (Some(parent), Some(name)) => canonical(parent).join(name),
         _ => path.to_path_buf(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn affects(path: &str) -> bool {
+        affects_judging(&Url::parse(&format!("file:///repo/{path}")).unwrap())
+    }
+
+    #[test]
+    fn a_commit_or_a_switch_is_a_change_that_affects_judging() {
+        for path in [
+            ".git/HEAD",
+            ".git/packed-refs",
+            ".git/refs/heads/main",
+            ".git/refs/heads/feature/x",
+            "fieldgate.yaml",
+            "warehouse/t/metadata/v2.metadata.json",
+            "warehouse/t/metadata/version-hint.text",
+        ] {
+            assert!(affects(path), "{path}");
+        }
+        for path in [
+            "HEAD",
+            ".git/refs/tags/v1",
+            ".git/refs/remotes/origin/main",
+            ".git/index",
+            "refs/heads/main",
+            "migrations/0001.sql",
+        ] {
+            assert!(!affects(path), "{path}");
+        }
     }
 }

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use crate::change::Origin;
 use crate::change::{Applied, AppliedKind, PropertyEdit};
 use crate::iceberg::metadata::TableMetadata;
-use crate::iceberg::schema::{FieldInfo, MemberKind, Schema};
+use crate::iceberg::schema::{Field, FieldInfo, MemberKind, Schema, any_member_id};
 
 use crate::iceberg::types::{FieldId, Type};
 
@@ -232,13 +232,23 @@ pub struct History {
 
 impl History {
     pub fn of(table: &TableMetadata) -> History {
-        let current = table.current_schema().index_by_id();
+        let mut current: Vec<FieldId> = Vec::new();
+        any_member_id(&table.current_schema().fields, &mut |id| {
+            current.push(id);
+            false
+        });
+        current.sort_unstable();
         let mut dropped: Vec<DroppedField> = Vec::new();
         for schema in &table.schemas {
-            for field in schema.walk() {
-                if field.kind != MemberKind::StructField || current.contains_key(&field.id) {
-                    continue;
+            // Only the dropped fields are materialised: every schema of a long history is
+            // looked at on every judgement, and most of its fields are current.
+            let mut gone = Vec::new();
+            struct_field_ids(&schema.fields, &mut |id| {
+                if current.binary_search(&id).is_err() {
+                    gone.push(id);
                 }
+            });
+            for field in gone.into_iter().filter_map(|id| schema.field_by_id(id)) {
                 let entry = DroppedField {
                     id: field.id,
                     path: field.path,
@@ -293,6 +303,26 @@ impl History {
             referenced_schema_ids,
             file: None,
         }
+    }
+}
+
+/// The id of every struct field of `fields`, nested ones included (not list elements or map
+/// keys and values), in the order `Schema::walk` lists them.
+fn struct_field_ids(fields: &[Field], visit: &mut impl FnMut(FieldId)) {
+    fn in_type(t: &Type, visit: &mut impl FnMut(FieldId)) {
+        match t {
+            Type::Primitive(_) => {}
+            Type::Struct(s) => struct_field_ids(&s.fields, visit),
+            Type::List(l) => in_type(&l.element, visit),
+            Type::Map(m) => {
+                in_type(&m.key, visit);
+                in_type(&m.value, visit);
+            }
+        }
+    }
+    for field in fields {
+        visit(field.id);
+        in_type(&field.field_type, visit);
     }
 }
 

@@ -8,7 +8,7 @@ use std::collections::{HashMap, HashSet};
 use crate::change::Origin;
 use crate::finding::{MetadataPlace, Related};
 use crate::iceberg::metadata::TableMetadata;
-use crate::iceberg::schema::any_member_id;
+use crate::iceberg::schema::{Schema, any_member_id};
 use crate::iceberg::types::FieldId;
 use crate::rules::{Context, Rule, Violation};
 
@@ -76,34 +76,29 @@ impl Rule for FieldIdReuse {
                 ),
             }
         }
-        // Every id the table has ever used; with the path it had and the last schema it was in
-        // only when a new schema breaks the contract, as walking every old schema costs as much
-        // as reading the metadata.
-        let mut used: HashSet<FieldId> = HashSet::new();
-        for schema in &before.schemas {
-            // Never satisfied, so every member is visited.
-            any_member_id(&schema.fields, &mut |id| {
-                used.insert(id);
-                false
-            });
-        }
+        // Every id the table has ever used, only when a new schema has an id above the old
+        // `last-column-id` that the current schema does not (a table whose ids run past it);
+        // with the path it had and the last schema it was in only when a new schema breaks the
+        // contract: each walks every old schema, on every keystroke in the editor.
+        let mut used: Option<HashSet<FieldId>> = None;
         let mut known: Option<HashMap<FieldId, (String, i32)>> = None;
         // Looked up once per member of every new schema: a long migration has many.
         let old_schema_ids: HashSet<i32> = before.schemas.iter().map(|s| s.schema_id).collect();
-        let current_ids: HashSet<FieldId> = before
-            .current_schema()
-            .walk()
-            .iter()
-            .map(|f| f.id)
-            .collect();
+        let current_ids = member_ids([before.current_schema()]);
         for schema in after
             .schemas
             .iter()
             .filter(|s| !old_schema_ids.contains(&s.schema_id))
         {
-            let mut breaks_contract = |id: FieldId| match used.contains(&id) {
-                true => !current_ids.contains(&id),
-                false => id <= before.last_column_id,
+            // A current id is the same field; another one breaks the contract when it was used
+            // (it is retired) or is not above the old `last-column-id` (it is not new). The
+            // current schema is one of the old ones, so its ids are all used.
+            let mut breaks_contract = |id: FieldId| {
+                !current_ids.contains(&id)
+                    && (id <= before.last_column_id
+                        || used
+                            .get_or_insert_with(|| member_ids(before.schemas.iter().map(|s| &**s)))
+                            .contains(&id))
             };
             if !any_member_id(&schema.fields, &mut breaks_contract) {
                 continue;
@@ -180,6 +175,19 @@ impl Rule for FieldIdReuse {
         }
         out
     }
+}
+
+/// The id of every member of `schemas`.
+fn member_ids<'a>(schemas: impl IntoIterator<Item = &'a Schema>) -> HashSet<FieldId> {
+    let mut ids = HashSet::new();
+    for schema in schemas {
+        // Never satisfied, so every member is visited.
+        any_member_id(&schema.fields, &mut |id| {
+            ids.insert(id);
+            false
+        });
+    }
+    ids
 }
 
 /// Every id `table` ever used, with its path and the last schema it was in.
