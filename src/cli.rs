@@ -304,6 +304,24 @@ pub struct InitArgs {
     /// Replace an existing fieldgate.yaml.
     #[arg(long)]
     pub force: bool,
+    /// Add the tables of catalog NAME (defined under `catalogs:` in fieldgate.yaml) to
+    /// `tables:`, each with `catalog: NAME` and its pinned copy's path; the rest of the file is
+    /// kept. `fieldgate pull` then writes the pinned copies.
+    #[arg(long, value_name = "NAME", conflicts_with = "force")]
+    pub catalog: Option<String>,
+    /// With --catalog: only the tables in NAMESPACE and the namespaces under it (levels joined
+    /// with `.`; repeat for several).
+    #[arg(long, value_name = "NAMESPACE", requires = "catalog")]
+    pub namespace: Vec<String>,
+    /// With --catalog: the directory the pinned copies go under, one directory per namespace
+    /// level (`tables/db/events.metadata.json`).
+    #[arg(
+        long,
+        value_name = "DIR",
+        default_value = "tables",
+        requires = "catalog"
+    )]
+    pub pinned_dir: String,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -15,7 +15,7 @@ use crate::catalog::redact::Redactor;
 
 /// The characters a path segment keeps as they are (RFC 3986 unreserved); everything else,
 /// the namespace separator `\u{1f}` included, is percent-encoded.
-const SEGMENT: &AsciiSet = &CONTROLS
+pub(super) const SEGMENT: &AsciiSet = &CONTROLS
     .add(b' ')
     .add(b'"')
     .add(b'#')
@@ -180,17 +180,36 @@ impl<H: Http> RestClient<H> {
                 ),
             });
         };
-        let namespace = namespace.join(&self.separator);
         Ok(format!(
-            "{}/v1/{}namespaces/{}/tables/{}",
+            "{}/tables/{}",
+            self.namespace_url(namespace),
+            utf8_percent_encode(name, SEGMENT)
+        ))
+    }
+
+    /// `{uri}/v1/{prefix}/namespaces`, the root of every namespace and table path.
+    pub(super) fn namespaces_url(&self) -> String {
+        format!(
+            "{}/v1/{}namespaces",
             self.uri,
             self.prefix
                 .as_ref()
                 .map(|p| format!("{}/", utf8_percent_encode(p, SEGMENT)))
                 .unwrap_or_default(),
-            utf8_percent_encode(&namespace, SEGMENT),
-            utf8_percent_encode(name, SEGMENT)
-        ))
+        )
+    }
+
+    /// The path of `namespace`, its levels joined with the catalog's separator.
+    pub(super) fn namespace_url(&self, namespace: &[String]) -> String {
+        format!(
+            "{}/{}",
+            self.namespaces_url(),
+            self.encoded_namespace(namespace)
+        )
+    }
+
+    pub(super) fn encoded_namespace(&self, namespace: &[String]) -> String {
+        utf8_percent_encode(&namespace.join(&self.separator), SEGMENT).to_string()
     }
 
     /// LoadTable, asking for vended storage credentials.
@@ -268,7 +287,7 @@ impl<H: Http> RestClient<H> {
 
     /// Sends with authorization, a new token once on 401, and retries on 429 (and on 503 when
     /// `retry_unavailable`, which a commit is not: its 503 leaves the outcome unknown).
-    fn exchange(
+    pub(super) fn exchange(
         &self,
         method: Method,
         url: String,
@@ -380,7 +399,7 @@ impl<H: Http> RestClient<H> {
     }
 
     /// The reply's JSON when it is a 200, else the error in words.
-    fn expect_ok(
+    pub(super) fn expect_ok(
         &self,
         what: &str,
         reply: &Reply,
@@ -401,7 +420,7 @@ impl<H: Http> RestClient<H> {
         })
     }
 
-    fn malformed(&self, what: &str, why: &str) -> CatalogError {
+    pub(super) fn malformed(&self, what: &str, why: &str) -> CatalogError {
         CatalogError {
             kind: ErrorKind::Other,
             message: self

@@ -79,7 +79,9 @@ pub const PUSH: &str = "Examples:\n  \
 pub const INIT: &str = concat!(
     "Examples:\n  \
      fieldgate init                                   # at the repository root\n  \
-     fieldgate init --force                           # replace an existing fieldgate.yaml\n\n",
+     fieldgate init --force                           # replace an existing fieldgate.yaml\n  \
+     fieldgate init --catalog prod                    # add the tables of catalog `prod`\n  \
+     fieldgate init --catalog prod --namespace sales  # only those in `sales` and under it\n\n",
     plain_exit_codes!()
 );
 

@@ -129,6 +129,16 @@ def make(args):
     )
 
 
+def create(args):
+    """A small table at `args.table` (`a.b.t`), its namespace levels made as needed."""
+    catalog = sql_catalog(args)
+    levels = args.table.split(".")[:-1]
+    for depth in range(1, len(levels) + 1):
+        catalog.create_namespace_if_not_exists(tuple(levels[:depth]))
+    schema = Schema(NestedField(1, "id", LongType(), required=False))
+    catalog.create_table(tuple(args.table.split(".")), schema=schema)
+
+
 def append(args):
     table = sql_catalog(args).load_table(args.table)
     rows = events_rows(100) if "payload" in table.schema().column_names else None
@@ -198,7 +208,7 @@ def prove(args):
 def main():
     parser = argparse.ArgumentParser()
     sub = parser.add_subparsers(dest="command", required=True)
-    for name in ("make", "append", "add-column"):
+    for name in ("make", "create", "append", "add-column"):
         command = sub.add_parser(name)
         command.add_argument("--db", required=True)
         command.add_argument("--warehouse-uri", required=True)
@@ -218,7 +228,7 @@ def main():
         if name == "show":
             command.add_argument("table")
     args = parser.parse_args()
-    {"make": make, "make-bucket": make_bucket, "delete-dir": delete_dir, "append": append, "add-column": add_column, "show": show, "prove": prove}[
+    {"make": make, "create": create, "make-bucket": make_bucket, "delete-dir": delete_dir, "append": append, "add-column": add_column, "show": show, "prove": prove}[
         args.command
     ](args)
 

@@ -16,6 +16,10 @@ each fault used once, in order: `"load"` or `"commit"` or `"config"` with `"503"
 500), `"drop-after-commit"` (commits, then closes the connection without answering) and
 `"concurrent"` (another writer adds a column through pyiceberg just before the commit).
 `GET /test/requests` lists the requests seen (method, path, whether it carried a token).
+
+ListNamespaces (by `parent`) and ListTables answer with SqlCatalog's own listing; with
+`--page-size N` a client that sends `pageToken` gets pages of N and a `next-page-token`, as the
+spec's pagination runs.
 """
 
 import argparse
@@ -51,6 +55,7 @@ class State:
         self.token_ttl = args.token_ttl
         self.issued = {}
         self.vended = dict(args.vend)
+        self.page_size = args.page_size
         self.faults = {}
         self.requests = []
         self.lock = threading.Lock()
@@ -141,11 +146,11 @@ class Handler(BaseHTTPRequestHandler):
         parts = self.route(url.path)
         if parts is None:
             return self.send_error_model(404, "NoSuchResourceException", f"no route {url.path}")
+        query = dict(urllib.parse.parse_qsl(url.query, keep_blank_values=True))
         if parts[0] == "namespaces" and len(parts) == 1:
-            names = [list(ns) for ns in self.state.catalog.list_namespaces()]
-            return self.send_json(200, {"namespaces": names})
+            return self.list_namespaces(query)
         if len(parts) == 3 and parts[2] == "tables":
-            return self.list_tables(parts[1])
+            return self.list_tables(parts[1], query)
         if len(parts) == 4 and parts[2] == "tables":
             return self.load_table(parts[1], parts[3])
         return self.send_error_model(404, "NoSuchResourceException", f"no route {url.path}")
@@ -204,13 +209,33 @@ class Handler(BaseHTTPRequestHandler):
     def identifier(self, namespace, name):
         return tuple(namespace.split(SEPARATOR)) + (name,)
 
-    def list_tables(self, namespace):
+    def page(self, key, items, query):
+        """`items` under `key`, a page of them when the client sent `pageToken` and the server
+        was started with `--page-size`, as the spec's pagination runs (the token is an offset)."""
+        items = sorted(items, key=json.dumps)
+        size = self.state.page_size
+        if "pageToken" not in query or not size:
+            return self.send_json(200, {key: items})
+        start = int(query["pageToken"] or 0)
+        end = start + size
+        following = str(end) if end < len(items) else None
+        return self.send_json(200, {key: items[start:end], "next-page-token": following})
+
+    def list_namespaces(self, query):
+        parent = query.get("parent")
+        try:
+            found = self.state.catalog.list_namespaces(tuple(parent.split(SEPARATOR)) if parent else ())
+        except NoSuchNamespaceError as e:
+            return self.send_error_model(404, "NoSuchNamespaceException", str(e))
+        return self.page("namespaces", [list(ns) for ns in found], query)
+
+    def list_tables(self, namespace, query):
         try:
             tables = self.state.catalog.list_tables(tuple(namespace.split(SEPARATOR)))
         except NoSuchNamespaceError as e:
             return self.send_error_model(404, "NoSuchNamespaceException", str(e))
         identifiers = [{"namespace": list(t[:-1]), "name": t[-1]} for t in tables]
-        return self.send_json(200, {"identifiers": identifiers})
+        return self.page("identifiers", identifiers, query)
 
     def table_config(self):
         if self.headers.get("X-Iceberg-Access-Delegation") and self.state.vended:
@@ -283,6 +308,7 @@ def main():
     parser.add_argument("--token-ttl", type=int, default=3600)
     parser.add_argument("--prop", nargs=2, action="append", default=[], help="a SqlCatalog property")
     parser.add_argument("--vend", nargs=2, action="append", default=[], help="a vended table config property")
+    parser.add_argument("--page-size", type=int, default=0, help="list in pages this long when the client paginates")
     args = parser.parse_args()
     Handler.state = State(args)
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)

@@ -1,7 +1,10 @@
 //! `fieldgate init`: write a commented `fieldgate.yaml` for the directory at hand. It looks for
 //! Iceberg tables (directories in the Hadoop layout, `*.metadata.json` files) and SQL migration
 //! directories, lists what it found, and comments every other setting with its default, so the
-//! file is both a working configuration and its own reference.
+//! file is both a working configuration and its own reference. With `--catalog`, it adds the
+//! tables of a catalog to an existing configuration instead ([`catalog`]).
+
+mod catalog;
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -30,6 +33,9 @@ pub struct FoundTable {
 }
 
 pub fn run(args: &InitArgs, out: &mut dyn Write) -> Result<bool, Failure> {
+    if let Some(name) = &args.catalog {
+        return catalog::run(args, name, out);
+    }
     let dir = std::env::current_dir()
         .map_err(|e| Failure::Message(format!("cannot read the current directory: {e}")))?;
     let target = dir.join(CONFIG_FILE);
