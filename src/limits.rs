@@ -20,6 +20,9 @@ pub struct Limits {
     pub avro_value_bytes: u64,
     /// Fields in the new schemas of one proposal.
     pub schema_fields: u64,
+    /// Statements in one migration file (those that are not empty): a file's statements are
+    /// held and judged together, so their count bounds the memory and time of judging it.
+    pub statements_per_file: u64,
     pub parquet: ParquetLimits,
 }
 
@@ -49,6 +52,7 @@ impl Default for Limits {
             manifest_records: 1_000_000,
             avro_value_bytes: 16 << 20,
             schema_fields: 2_500_000,
+            statements_per_file: 100_000,
             parquet: ParquetLimits::default(),
         }
     }

@@ -269,6 +269,49 @@ fn a_migration_of_100_000_adds_is_a_located_error_at_the_size_limit() {
     );
 }
 
+/// A file's statements are held and judged together, so a file of more than
+/// `limits: statements-per-file` (100,000 by default) is refused at the first statement past the
+/// limit, and what follows it is not read: a 50 MB file of 700,000 statements costs what
+/// 100,000 do.
+#[test]
+fn a_migration_past_the_statement_limit_is_a_located_error_at_the_first_statement_past_it() {
+    let statement = "ALTER TABLE db.events ALTER COLUMN event_type COMMENT 'n';\n";
+    let sql = statement.repeat(50_000_000 / statement.len());
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("m.sql"), sql).unwrap();
+    let metadata = events();
+    let output = run(
+        dir.path(),
+        &[
+            "lint",
+            "m.sql",
+            "--metadata",
+            metadata.to_str().unwrap(),
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let errors = report["errors"].as_array().cloned().unwrap_or_default();
+    assert_eq!(errors.len(), 1, "{report}");
+    assert_eq!(errors[0]["location"]["line"], 100_001, "{report}");
+    assert!(
+        errors[0]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("more than 100000 statements"),
+        "{report}"
+    );
+    assert!(
+        errors[0]["help"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("`limits: statements-per-file`"),
+        "{report}"
+    );
+}
+
 /// 100,000 statements that move between two schemas write two: the run is linear in the
 /// statements, with no quadratic search through the schemas they make.
 #[test]

@@ -126,6 +126,32 @@ fn a_pull_request_cannot_raise_the_limits_it_is_read_within() {
 }
 
 #[test]
+fn a_migration_past_statements_per_file_is_an_error_at_the_first_statement_past_it() {
+    let dir = three_tables("limits:\n  statements-per-file: 2\n");
+    let path = dir.path();
+    fs::create_dir_all(path.join("migrations")).unwrap();
+    // Empty statements and comments are no statements.
+    let sql = "ALTER TABLE db.a ADD COLUMN x string;\n;\n-- y next\nALTER TABLE db.a ADD COLUMN y string;\nALTER TABLE db.a ADD COLUMN z string;\n";
+    fs::write(path.join("migrations/0001_a.sql"), sql).unwrap();
+    commit_all(path, "three statements");
+    let out = check(path, &[]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("more than 2 statements"), "{stderr}");
+    assert!(stderr.contains("migrations/0001_a.sql:5:1"), "{stderr}");
+
+    // Two statements are within it.
+    let sql = "ALTER TABLE db.a ADD COLUMN x string;\nALTER TABLE db.a ADD COLUMN y string;\n";
+    fs::write(path.join("migrations/0001_a.sql"), sql).unwrap();
+    let out = check(path, &[]);
+    assert!(
+        !text(&out.stderr).contains("statements"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
 fn a_bad_limits_section_is_a_located_error() {
     let dir = three_tables("limits:\n  input-byte: 1 GiB\n  parquet-rows: 0\n");
     fs::create_dir_all(dir.path().join("migrations")).unwrap();

@@ -44,7 +44,7 @@ pub fn site_at(text: &str, offset: usize, dialect: Dialect) -> Option<Site> {
     let start = window_start(text, offset);
     let window = text.get(start..offset)?;
     let lines = LineIndex::new(window);
-    let (tokens, errors) = tokenize(window, &lines, dialect);
+    let (tokens, errors) = tokenize(window, &lines, dialect, u64::MAX);
     let statement = tokens
         .iter()
         .rposition(|t| t.token == Token::SemiColon)

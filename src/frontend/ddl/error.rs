@@ -25,6 +25,8 @@ pub enum DdlErrorKind {
     /// Well-formed but meaningless (`AFTER` naming a field of another struct, an unknown
     /// partition transform).
     Invalid,
+    /// More statements than `limits: statements-per-file` allows.
+    Limit,
 }
 
 impl DdlErrorKind {
@@ -36,6 +38,7 @@ impl DdlErrorKind {
             DdlErrorKind::UnknownType => "fieldgate::ddl::unknown-type",
             DdlErrorKind::InvalidType => "fieldgate::ddl::invalid-type",
             DdlErrorKind::Invalid => "fieldgate::ddl::invalid",
+            DdlErrorKind::Limit => "fieldgate::ddl::limit",
         }
     }
 }

@@ -17,6 +17,7 @@
 //! tokenizing goes on after it.
 
 mod alter;
+mod budget;
 pub mod complete;
 mod create;
 mod cursor;
@@ -28,21 +29,26 @@ mod raw_string;
 mod session;
 mod statement;
 mod table_actions;
+mod tokens;
 mod types;
 
+#[cfg(test)]
+mod chunk_tests;
 #[cfg(test)]
 mod table_action_tests;
 #[cfg(test)]
 mod tests;
 
-use sqlparser::tokenizer::{Location, Token, TokenWithSpan, Tokenizer, Whitespace};
+use sqlparser::tokenizer::{Token, TokenWithSpan, Whitespace};
 
 pub use dialect::{Dialect, UnknownDialect};
 pub use error::{DdlError, DdlErrorKind, DdlErrors};
 
 use crate::change::{Change, Source, Span, Statement, StatementKind};
+use budget::Budget;
 use cursor::Cursor;
 use lines::LineIndex;
+use tokens::tokenize;
 
 /// Parses a DDL file. Every statement must be one fieldgate models; all the file's errors are
 /// returned together.
@@ -58,18 +64,31 @@ pub fn parse_sql(source: Source, dialect: Dialect) -> Result<Vec<Statement>, Ddl
 /// Parses a DDL file, keeping the statements that parsed next to the errors of those that did
 /// not (errors in file order).
 pub fn parse_sql_recovering(source: &Source, dialect: Dialect) -> (Vec<Statement>, Vec<DdlError>) {
+    parse_within(source, dialect, crate::limits::get().statements_per_file)
+}
+
+/// [`parse_sql_recovering`] of at most `cap` statements: the one after them is an error, and
+/// the rest of the file is not read.
+fn parse_within(source: &Source, dialect: Dialect, cap: u64) -> (Vec<Statement>, Vec<DdlError>) {
     let text = source.text.as_str();
     let lines = LineIndex::new(text);
-    let (tokens, mut errors) = tokenize(text, &lines, dialect);
+    let (tokens, lexical) = tokenize(text, &lines, dialect, cap);
+    let mut budget = Budget::new(cap, lexical);
+    let mut errors = Vec::new();
     let mut statements: Vec<Statement> = Vec::new();
     let mut namespace: Option<String> = None;
     // Session statements not yet listed with a table statement.
     let mut session: Vec<Change> = Vec::new();
+    let mut within = true;
     for group in split_statements(tokens) {
         let Some((start, end)) = statement_bounds(&group, &lines) else {
             // Only whitespace and comments: an empty statement.
             continue;
         };
+        within = budget.statement(Span::from_range(start, end), &mut errors);
+        if !within {
+            break;
+        }
         if let Some(error) = refused_token(&group, &lines, dialect) {
             errors.push(error);
             continue;
@@ -97,6 +116,9 @@ pub fn parse_sql_recovering(source: &Source, dialect: Dialect) -> (Vec<Statement
             Err(error) => errors.push(error),
         }
     }
+    if within {
+        budget.finish(&mut errors);
+    }
     list_trailing_session(&mut statements, session);
     errors.sort_by_key(|e| e.span.offset);
     (statements, errors)
@@ -113,94 +135,6 @@ fn list_trailing_session(statements: &mut [Statement], session: Vec<Change>) {
     if let Some(changes) = last_alter {
         changes.extend(session);
     }
-}
-
-/// Tokenizes the whole text. On a tokenizer error, the tokens of the statement it interrupted
-/// are dropped, the error is recorded, and tokenizing resumes after the next `;` of the raw text
-/// (for an unterminated string, the likeliest end of the statement the user meant).
-fn tokenize(
-    text: &str,
-    lines: &LineIndex,
-    dialect: Dialect,
-) -> (Vec<TokenWithSpan>, Vec<DdlError>) {
-    let mut tokens: Vec<TokenWithSpan> = Vec::new();
-    let mut errors = Vec::new();
-    let mut base = 0;
-    // The next raw string the tokenizer would misread (Spark only): tokenizing stops before it,
-    // and its literal is taken from the text (`raw_string.rs`). It is looked for again once
-    // passed: after an error, tokenizing resumes at a `;` that may lie before or after it.
-    let mut raw: Option<raw_string::RawString> = None;
-    let mut scanned = false;
-    while let Some(all_rest) = text.get(base..) {
-        let passed = raw.as_ref().is_some_and(|r| r.open < base);
-        if dialect == Dialect::Spark && (!scanned || passed) {
-            raw = raw_string::next_misread(text, base);
-            scanned = true;
-        }
-        let rest = raw
-            .as_ref()
-            .map_or(all_rest, |r| text.get(base..r.open).unwrap_or(""));
-        let base_location = lines.location(base);
-        let mut buf = Vec::new();
-        // Literals stay as written: `literal.rs` unescapes them as the dialect's engine does.
-        let result = Tokenizer::new(dialect.sql(), rest)
-            .with_unescape(false)
-            .tokenize_with_location_into_buf(&mut buf);
-        tokens.extend(rebased(buf, base_location));
-        let Err(error) = result else {
-            let Some(string) = raw.take() else { break };
-            tokens.push(string.token(lines));
-            base = string.end;
-            scanned = false;
-            continue;
-        };
-        let at = lines
-            .offset(lines::rebase(error.location, base_location))
-            .unwrap_or(text.len())
-            .max(base);
-        let keep = tokens
-            .iter()
-            .rposition(|t| t.token == Token::SemiColon)
-            .map_or(0, |i| i + 1);
-        tokens.truncate(keep);
-        let (len, semicolon) = error_extent(text.get(at..).unwrap_or(""));
-        errors.push(lexical_error(&error.message, Span::new(at, len), dialect));
-        match semicolon {
-            Some(i) => base = at + i + 1,
-            None => break,
-        }
-    }
-    (tokens, errors)
-}
-
-/// How far a tokenizer error at the start of `after` reaches (to the `;` or the end of the
-/// line, whichever comes first), and where the next `;` is.
-fn error_extent(after: &str) -> (usize, Option<usize>) {
-    let semicolon = after.find(';');
-    let line_end = after
-        .find('\n')
-        .map(|i| after[..i].trim_end_matches('\r').len());
-    let len = match (semicolon, line_end) {
-        (Some(a), Some(b)) => a.min(b),
-        (Some(a), None) => a,
-        (None, Some(b)) => b,
-        (None, None) => after.len(),
-    };
-    (len, semicolon)
-}
-
-/// Tokens of a slice of the text that starts at `base`, located in the whole text, identifier
-/// quotes undoubled.
-fn rebased(tokens: Vec<TokenWithSpan>, base: Location) -> Vec<TokenWithSpan> {
-    tokens
-        .into_iter()
-        .map(|mut t| {
-            t.span.start = lines::rebase(t.span.start, base);
-            t.span.end = lines::rebase(t.span.end, base);
-            t.token = literal::undouble_identifier_quotes(t.token);
-            t
-        })
-        .collect()
 }
 
 /// A token the engine's lexer refuses although sqlparser's takes it: a letter outside ASCII in
