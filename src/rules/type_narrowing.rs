@@ -123,7 +123,12 @@ fn why(from: &PrimitiveType, to: &PrimitiveType, version: u8) -> String {
 
 #[cfg(test)]
 mod tests {
-    use crate::rules::test_support::{fired, table_with};
+    use std::sync::Arc;
+
+    use crate::iceberg::metadata::SnapshotSchema;
+    use crate::iceberg::schema::Schema;
+    use crate::rules::Compatibility;
+    use crate::rules::test_support::{fired, judged, table_with};
 
     #[test]
     fn narrowing_scale_changes_and_family_changes_are_refused() {
@@ -140,6 +145,49 @@ mod tests {
             assert_eq!(fired(&base, sql), ["type-narrowing"], "{sql}");
         }
         assert!(fired(&base, "ALTER TABLE t ALTER COLUMN d TYPE decimal(18, 2)").is_empty());
+    }
+
+    /// A schema a snapshot still references, whose types the current schema already left by
+    /// hand: only a `-transitive` mode judges the change against it, field by field in that
+    /// schema's order, and a field the change itself narrows is reported once.
+    #[test]
+    fn transitive_modes_judge_every_schema_a_snapshot_references() {
+        let mut base = table_with(
+            2,
+            r#"[{"id":1,"name":"n","required":false,"type":"long"},{"id":2,"name":"tags","required":false,"type":{"type":"list","element-id":4,"element":"long","element-required":false}},{"id":3,"name":"s","required":false,"type":"long"}]"#,
+        );
+        let old = table_with(
+            2,
+            r#"[{"id":1,"name":"n","required":false,"type":"string"},{"id":2,"name":"tags","required":false,"type":{"type":"list","element-id":4,"element":"string","element-required":false}},{"id":3,"name":"s","required":false,"type":"long"}]"#,
+        );
+        let mut written = Schema::clone(&old.schemas[0]);
+        written.schema_id = 7;
+        base.schemas.insert(0, Arc::new(written));
+        base.snapshots.push(SnapshotSchema {
+            snapshot_id: 1,
+            schema_id: Some(7),
+        });
+        let sql = "ALTER TABLE t ALTER COLUMN s TYPE int";
+        assert_eq!(fired(&base, sql), ["type-narrowing"]);
+        let transitive = Compatibility::parse("backward-transitive").unwrap();
+        let messages: Vec<String> = judged(&base, sql, transitive)
+            .into_iter()
+            .filter(|(rule, _)| *rule == "type-narrowing")
+            .map(|(_, message)| message.trim_start_matches("t: ").to_string())
+            .collect();
+        assert_eq!(messages.len(), 3, "{messages:#?}");
+        assert!(
+            messages[0].starts_with("`s` (field id 3): long -> int"),
+            "{messages:#?}"
+        );
+        assert!(
+            messages[1].starts_with("`n` (field id 1) was string in schema 7, which snapshots still reference: string -> long"),
+            "{messages:#?}"
+        );
+        assert!(
+            messages[2].starts_with("`tags.element` (field id 4) was string in schema 7"),
+            "{messages:#?}"
+        );
     }
 
     #[test]
