@@ -2,9 +2,12 @@
 //! format version. Old data files keep their physical type; a field-id reader can widen while
 //! decoding but never narrow, re-scale or change family.
 
+use std::collections::HashSet;
+
 use crate::change::AppliedKind;
 use crate::finding::{MetadataPlace, Related};
-use crate::iceberg::types::{PrimitiveType, Type, is_allowed_promotion};
+use crate::iceberg::pair::{Member, Members, Pairing};
+use crate::iceberg::types::{FieldId, PrimitiveType, Type, is_allowed_promotion};
 use crate::rules::{Context, Rule, Violation};
 
 pub struct TypeNarrowing;
@@ -56,44 +59,75 @@ impl Rule for TypeNarrowing {
         }
         // Under `-transitive`, every schema a snapshot still references must be readable too.
         if cx.compatibility.transitive {
-            let current = cx.after.current_schema();
-            for baseline in cx.reader_baselines() {
-                for old in baseline.walk() {
-                    let Some(new) = current.field_by_id(old.id) else {
-                        continue;
-                    };
-                    let (Type::Primitive(from), Type::Primitive(to)) =
-                        (&old.field_type, &new.field_type)
-                    else {
-                        continue;
-                    };
-                    let already = out.iter().any(|v| v.field_id == Some(old.id));
-                    if already || is_allowed_promotion(from, to, version) {
-                        continue;
-                    }
-                    let origin = cx.last_change_of(old.id).and_then(|a| a.origin.clone());
-                    out.push(Violation {
-                        field: Some(new.path.clone()),
-                        field_id: Some(new.id),
-                        message: format!(
-                            "`{}` (field id {}) was {from} in schema {}, which snapshots still reference: {from} -> {to} {}",
-                            new.path, new.id, baseline.schema_id, why(from, to, version)
-                        ),
-                        help: format!("keep `{}` readable as {from}: only the spec's promotions are safe across every live schema", new.path),
-                        origin,
-                        severity: None,
-                        related: vec![Related::in_metadata(
-                            MetadataPlace::SchemaField {
-                                schema_id: baseline.schema_id,
-                                field_id: old.id,
-                            },
-                            format!("`{}` is {from} in schema {}", old.path, baseline.schema_id),
-                        )],
-                    });
-                }
-            }
+            against_live_schemas(cx, &mut out);
         }
         out
+    }
+}
+
+/// Adds a violation for each primitive of a schema snapshots still reference that the new
+/// current schema holds under a type it cannot be read as (once per field: a change already
+/// refused is not refused again).
+fn against_live_schemas(cx: &Context<'_>, out: &mut Vec<Violation>) {
+    let version = cx.format_version();
+    let mut reported: HashSet<FieldId> = out.iter().filter_map(|v| v.field_id).collect();
+    let current = Members::of(cx.after.current_schema());
+    for baseline in cx.reader_baselines() {
+        let old_members = Members::of(baseline);
+        for (old, new) in Pairing::of(&old_members, &current).by_before() {
+            let Some(new) = new else {
+                continue;
+            };
+            let (Type::Primitive(from), Type::Primitive(to)) = (old.field_type, new.field_type)
+            else {
+                continue;
+            };
+            if reported.contains(&old.id) || is_allowed_promotion(from, to, version) {
+                continue;
+            }
+            reported.insert(old.id);
+            let (old_path, new_path) = (old_members.path(old), current.path(new));
+            out.push(live_schema_violation(
+                cx,
+                baseline.schema_id,
+                (old, &old_path),
+                (new, &new_path),
+                (from, to),
+            ));
+        }
+    }
+}
+
+/// A type change refused against `schema_id`, an older schema that snapshots still reference.
+fn live_schema_violation(
+    cx: &Context<'_>,
+    schema_id: i32,
+    (old, old_path): (&Member<'_>, &str),
+    (new, new_path): (&Member<'_>, &str),
+    (from, to): (&PrimitiveType, &PrimitiveType),
+) -> Violation {
+    let version = cx.format_version();
+    let origin = cx.last_change_of(old.id).and_then(|a| a.origin.clone());
+    Violation {
+        field: Some(new_path.to_string()),
+        field_id: Some(new.id),
+        message: format!(
+            "`{new_path}` (field id {}) was {from} in schema {schema_id}, which snapshots still reference: {from} -> {to} {}",
+            new.id,
+            why(from, to, version)
+        ),
+        help: format!(
+            "keep `{new_path}` readable as {from}: only the spec's promotions are safe across every live schema"
+        ),
+        origin,
+        severity: None,
+        related: vec![Related::in_metadata(
+            MetadataPlace::SchemaField {
+                schema_id,
+                field_id: old.id,
+            },
+            format!("`{old_path}` is {from} in schema {schema_id}"),
+        )],
     }
 }
 
