@@ -18,7 +18,6 @@ const LONG_FUNCTIONS: &[(&str, usize)] = &[
     ("src/frontend/schema_file/read.rs::file", 109),
     ("src/iceberg/metadata.rs::from_json", 110),
     ("src/rules/field_id_reuse.rs::check", 161),
-    ("src/session/drift.rs::differences", 105),
     ("src/suppress.rs::apply", 123),
     ("src/verify/file_schema.rs::primitive", 127),
     ("src/verify/project.rs::fill", 118),
@@ -29,7 +28,7 @@ const LONG_FUNCTIONS: &[(&str, usize)] = &[
 ];
 
 /// How many functions are over [`LONG_FUNCTION`] lines today (the aim is at most a dozen).
-const OVER_SIXTY: usize = 64;
+const OVER_SIXTY: usize = 61;
 
 /// Files over [`FILE_LIMIT`] lines of non-test code today.
 const LONG_FILES: &[(&str, usize)] = &[

@@ -173,6 +173,103 @@ fn repeated_spec_and_order_ids_are_refused_where_they_repeat() {
     }
 }
 
+/// Partition field ids, spec ids and sort order ids are Java `int`s: at the largest one, a
+/// statement that needs one more is an `invalid-change` finding (never a wrap-around or a
+/// panic), and one that reuses an earlier id still passes.
+#[test]
+fn ids_at_their_largest_refuse_what_would_need_one_more() {
+    let text = fs::read_to_string(events()).unwrap();
+    let largest = i32::MAX.to_string();
+    let max_spec = text
+        .replacen(r#"{"spec-id":1,"#, &format!(r#"{{"spec-id":{largest},"#), 1)
+        .replacen(
+            r#""default-spec-id":1"#,
+            &format!(r#""default-spec-id":{largest}"#),
+            1,
+        );
+    let max_order = text
+        .replacen(
+            r#""sort-orders":[{"order-id":1,"#,
+            &format!(r#""sort-orders":[{{"order-id":{largest},"#),
+            1,
+        )
+        .replacen(
+            r#""default-sort-order-id":1"#,
+            &format!(r#""default-sort-order-id":{largest}"#),
+            1,
+        );
+    let max_partition_field = text.replacen(
+        r#""last-partition-id":1002"#,
+        &format!(r#""last-partition-id":{largest}"#),
+        1,
+    );
+    for (metadata, sql, says) in [
+        (
+            &max_partition_field,
+            "ALTER TABLE db.events ADD PARTITION FIELD bucket(16, event_type);",
+            "`last-partition-id` is 2147483647, the largest id there is",
+        ),
+        (
+            &max_spec,
+            "ALTER TABLE db.events ADD PARTITION FIELD bucket(16, event_type);",
+            "spec id 2147483647 is the largest id there is",
+        ),
+        (
+            &max_order,
+            "ALTER TABLE db.events WRITE ORDERED BY event_type;",
+            "order id 2147483647 is the largest id there is",
+        ),
+    ] {
+        assert_ne!(metadata, &text, "{says}");
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("m.sql"), sql).unwrap();
+        fs::write(dir.path().join("t.metadata.json"), metadata).unwrap();
+        let lint = ["lint", "m.sql", "--metadata", "t.metadata.json"];
+        let output = run(dir.path(), &lint);
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert_eq!(
+            output.status.code(),
+            Some(1),
+            "{says}: {stdout}{}",
+            stderr(&output)
+        );
+        // The message as one line, whatever the report's wrapping.
+        let words: Vec<&str> = stdout.split_whitespace().filter(|w| *w != "│").collect();
+        assert!(
+            stdout.contains("error[invalid-change]") && words.join(" ").contains(says),
+            "{says}: {stdout}"
+        );
+        // Nothing is written for a refused change.
+        let apply = ["apply", "m.sql", "--metadata", "t.metadata.json", "--write"];
+        let output = run(dir.path(), &apply);
+        assert_ne!(output.status.code(), Some(0), "{says}");
+        let after = fs::read_to_string(dir.path().join("t.metadata.json")).unwrap();
+        assert_eq!(&after, metadata, "{says}");
+    }
+    // Going back to an earlier spec or order reuses its id: nothing new is needed.
+    for (metadata, sql, dialect) in [
+        (
+            &max_spec,
+            "ALTER TABLE db.events SET PROPERTIES partitioning = ARRAY['month(ts)'];",
+            "trino",
+        ),
+        (
+            &max_order,
+            "ALTER TABLE db.events WRITE ORDERED BY id;",
+            "spark",
+        ),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("m.sql"), sql).unwrap();
+        fs::write(dir.path().join("t.metadata.json"), metadata).unwrap();
+        let lint = ["lint", "m.sql", "--metadata", "t.metadata.json"];
+        let output = run(dir.path(), &[&lint[..], &["--dialect", dialect]].concat());
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert_eq!(output.status.code(), Some(0), "{sql}: {stdout}");
+        assert!(stdout.contains("passed: 0 errors"), "{sql}: {stdout}");
+    }
+}
+
 /// A pyiceberg-written v2 file with a key Java requires taken out, or its history made
 /// inconsistent, is one no engine loads: exit 2 with Java's reason, never judged with a default.
 #[test]

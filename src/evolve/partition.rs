@@ -187,7 +187,7 @@ impl<'a> SpecUpdate<'a> {
                 term.written()
             ));
         }
-        let mut field = self.recycle_or_create(&bound, name);
+        let mut field = self.recycle_or_create(&bound, name)?;
         if field.name.is_empty() {
             field.name = default_name(&self.source_name(bound.source_id), &bound.transform);
         }
@@ -218,7 +218,7 @@ impl<'a> SpecUpdate<'a> {
         Ok(())
     }
 
-    fn recycle_or_create(&mut self, bound: &Bound, name: Option<&str>) -> SpecField {
+    fn recycle_or_create(&mut self, bound: &Bound, name: Option<&str>) -> SpecResult<SpecField> {
         if self.format_version >= 2
             && let Some(old) = self.history.iter().find(|f| {
                 f.source_id == bound.source_id
@@ -226,15 +226,21 @@ impl<'a> SpecUpdate<'a> {
                     && name.is_none_or(|n| n == f.name)
             })
         {
-            return old.clone();
+            return Ok(old.clone());
         }
-        self.last_assigned += 1;
-        SpecField {
+        self.last_assigned = self.last_assigned.checked_add(1).ok_or_else(|| {
+            format!(
+                "Cannot add partition field {}: `last-partition-id` is {}, the largest id there is, so no id is left for a new partition field",
+                name.unwrap_or(&bound.transform),
+                self.last_assigned
+            )
+        })?;
+        Ok(SpecField {
             source_id: bound.source_id,
             field_id: self.last_assigned,
             name: name.unwrap_or_default().to_string(),
             transform: bound.transform.clone(),
-        }
+        })
     }
 
     /// `removeField(name)`.
@@ -397,28 +403,63 @@ impl<'a> SpecUpdate<'a> {
 /// Makes `fields` the default spec: the id of an earlier spec with the same fields (source,
 /// transform and name; field ids aside, as Java's `compatibleWith`), else a new spec with the
 /// highest id + 1. `last-partition-id` moves only when a new spec is added.
-pub(super) fn commit_spec(metadata: &mut TableMetadata, fields: Vec<PartitionField>, last: i32) {
+pub(super) fn commit_spec(
+    metadata: &mut TableMetadata,
+    fields: Vec<PartitionField>,
+    last: i32,
+) -> SpecResult<()> {
     let same = |spec: &PartitionSpec| {
         spec.fields.len() == fields.len()
             && spec.fields.iter().zip(&fields).all(|(a, b)| {
                 a.source_ids == b.source_ids && a.transform == b.transform && a.name == b.name
             })
     };
-    if let Some(existing) = metadata.partition_specs.iter().find(|s| same(s)) {
-        metadata.default_spec_id = existing.spec_id;
-        return;
+    let specs = &metadata.partition_specs;
+    match earlier_or_next(specs, |s| s.spec_id, same, 0) {
+        Numbered::Earlier(spec_id) => metadata.default_spec_id = spec_id,
+        Numbered::Next(spec_id) => {
+            metadata
+                .partition_specs
+                .push(PartitionSpec { spec_id, fields });
+            metadata.default_spec_id = spec_id;
+            metadata.last_partition_id = Some(last_partition_id(metadata).max(last));
+        }
+        Numbered::NoneLeft(highest) => {
+            return Err(format!(
+                "Cannot add partition spec: spec id {highest} is the largest id there is, so no id is left for a new spec"
+            ));
+        }
     }
-    let spec_id = metadata
-        .partition_specs
-        .iter()
-        .map(|s| s.spec_id + 1)
-        .max()
-        .unwrap_or(0);
-    metadata
-        .partition_specs
-        .push(PartitionSpec { spec_id, fields });
-    metadata.default_spec_id = spec_id;
-    metadata.last_partition_id = Some(last_partition_id(metadata).max(last));
+    Ok(())
+}
+
+/// How a new partition spec or sort order is numbered, as Java's metadata builder numbers both.
+pub(super) enum Numbered {
+    /// An earlier one is the same: its id is reused.
+    Earlier(i32),
+    /// A new one, numbered after the highest.
+    Next(i32),
+    /// A new one, but the highest id (given) is the largest an `int` holds.
+    NoneLeft(i32),
+}
+
+/// The id of the first of `items` that is `same`, else the highest id + 1 (`first` when there
+/// are none).
+pub(super) fn earlier_or_next<T>(
+    items: &[T],
+    id: impl Fn(&T) -> i32,
+    same: impl Fn(&T) -> bool,
+    first: i32,
+) -> Numbered {
+    if let Some(earlier) = items.iter().find(|item| same(item)) {
+        return Numbered::Earlier(id(earlier));
+    }
+    match items.iter().map(&id).max() {
+        None => Numbered::Next(first),
+        Some(highest) => highest
+            .checked_add(1)
+            .map_or(Numbered::NoneLeft(highest), Numbered::Next),
+    }
 }
 
 /// A spec as reports show it: `ts_day=day(ts), id_bucket_16=bucket[16](id)`.

@@ -4,7 +4,7 @@
 //! distribution the statement implies is the `write.distribution-mode` property.
 
 use crate::change::{PartitionTerm, SortTerm};
-use crate::evolve::partition::transform_applies;
+use crate::evolve::partition::{Numbered, earlier_or_next, transform_applies};
 use crate::iceberg::metadata::TableMetadata;
 use crate::iceberg::schema::Schema;
 use crate::iceberg::sort::{SortField, SortOrder};
@@ -25,16 +25,17 @@ pub(super) fn replace_sort_order(
     }
     let order_id = if fields.is_empty() {
         0
-    } else if let Some(same) = metadata.sort_orders.iter().find(|o| o.fields == fields) {
-        same.order_id
     } else {
-        metadata
-            .sort_orders
-            .iter()
-            .map(|o| o.order_id + 1)
-            .max()
-            .unwrap_or(1)
-            .max(1)
+        let same = |o: &SortOrder| o.fields == fields;
+        match earlier_or_next(&metadata.sort_orders, |o| o.order_id, same, 1) {
+            Numbered::Earlier(id) => id,
+            Numbered::Next(id) => id.max(1),
+            Numbered::NoneLeft(highest) => {
+                return Err(format!(
+                    "Cannot add sort order: order id {highest} is the largest id there is, so no id is left for a new sort order"
+                ));
+            }
+        }
     };
     if !metadata.sort_orders.iter().any(|o| o.order_id == order_id) {
         metadata.sort_orders.push(SortOrder { order_id, fields });

@@ -156,7 +156,7 @@ fn evolve_spec(
         _ => return Err("not a partition change".into()),
     };
     let (fields, last) = update.apply()?;
-    commit_spec(metadata, fields, last);
+    commit_spec(metadata, fields, last)?;
     let after = describe(metadata, schema);
     Ok(Applied::new(kind, None, path, Some(before), Some(after)))
 }

@@ -9,6 +9,7 @@ pub mod metadata_file;
 pub mod metadata_log;
 pub mod name_mapping;
 pub mod names;
+pub mod pair;
 pub mod partition;
 pub mod pinned;
 pub mod schema;

@@ -6,7 +6,8 @@ use std::collections::HashMap;
 use crate::change::Origin;
 use crate::change::{Applied, AppliedKind, PropertyEdit};
 use crate::iceberg::metadata::TableMetadata;
-use crate::iceberg::schema::{Field, FieldInfo, MemberKind, Schema, any_member_id};
+use crate::iceberg::pair::{Member, Members, Pairing};
+use crate::iceberg::schema::{FieldInfo, Schema};
 
 use crate::iceberg::types::{FieldId, Type};
 
@@ -119,54 +120,50 @@ impl FileHistory {
         versions: &[(CommitInfo, TableMetadata)],
         options: &RuleOptions,
     ) -> FileHistory {
-        let fields: Vec<HashMap<FieldId, FieldInfo>> = versions
+        let members: Vec<Members<'_>> = versions
             .iter()
-            .map(|(_, table)| {
-                table
-                    .current_schema()
-                    .walk()
-                    .into_iter()
-                    .filter(|f| f.kind == MemberKind::StructField)
-                    .map(|f| (f.id, f))
-                    .collect()
-            })
+            .map(|(_, table)| Members::of(table.current_schema()))
             .collect();
+        // Struct fields only: an id that is a list element or map member on one side counts
+        // as absent there.
+        let field = |i: usize, id: FieldId| members[i].get(id).filter(|m| m.is_struct_field());
         let mut drops = Vec::new();
-        for (i, pair) in fields.windows(2).enumerate() {
+        for (i, pair) in members.windows(2).enumerate() {
             let (before, after) = (&pair[0], &pair[1]);
-            let mut gone: Vec<&FieldInfo> = before
-                .values()
-                .filter(|f| !after.contains_key(&f.id))
+            let mut gone: Vec<&Member<'_>> = Pairing::of(before, after)
+                .by_before()
+                .filter(|(old, new)| {
+                    old.is_struct_field() && !new.is_some_and(|n| n.is_struct_field())
+                })
+                .map(|(old, _)| old)
                 .collect();
             gone.sort_by_key(|f| f.id);
-            for field in gone {
+            for old in gone {
                 drops.push(CommittedDrop {
-                    id: field.id,
-                    path: field.path.clone(),
-                    field_type: field.field_type.clone(),
-                    doc: field.doc.clone(),
+                    id: old.id,
+                    path: before.path(old),
+                    field_type: old.field_type.clone(),
+                    doc: old.doc().map(str::to_string),
                     commit: versions[i + 1].0.clone(),
                 });
             }
         }
         let mut deprecated_since = Vec::new();
-        if let Some(last) = fields.last() {
-            let mut marked: Vec<&FieldInfo> = last
-                .values()
-                .filter(|f| options.is_deprecated(f.doc.as_deref()))
+        if let Some(last) = members.len().checked_sub(1) {
+            let mut marked: Vec<FieldId> = members[last]
+                .iter()
+                .filter(|m| m.is_struct_field() && options.is_deprecated(m.doc()))
+                .map(|m| m.id)
                 .collect();
-            marked.sort_by_key(|f| f.id);
-            for field in marked {
-                let carries = |i: usize| {
-                    fields[i]
-                        .get(&field.id)
-                        .is_some_and(|f| options.is_deprecated(f.doc.as_deref()))
-                };
-                let mut first = fields.len() - 1;
+            marked.sort_unstable();
+            for id in marked {
+                let carries =
+                    |i: usize| field(i, id).is_some_and(|f| options.is_deprecated(f.doc()));
+                let mut first = last;
                 while first > 0 && carries(first - 1) {
                     first -= 1;
                 }
-                deprecated_since.push((field.id, versions[first].0.clone()));
+                deprecated_since.push((id, versions[first].0.clone()));
             }
         }
         FileHistory {
@@ -232,36 +229,7 @@ pub struct History {
 
 impl History {
     pub fn of(table: &TableMetadata) -> History {
-        let mut current: Vec<FieldId> = Vec::new();
-        any_member_id(&table.current_schema().fields, &mut |id| {
-            current.push(id);
-            false
-        });
-        current.sort_unstable();
-        let mut dropped: Vec<DroppedField> = Vec::new();
-        for schema in &table.schemas {
-            // Only the dropped fields are materialised: every schema of a long history is
-            // looked at on every judgement, and most of its fields are current.
-            let mut gone = Vec::new();
-            struct_field_ids(&schema.fields, &mut |id| {
-                if current.binary_search(&id).is_err() {
-                    gone.push(id);
-                }
-            });
-            for field in gone.into_iter().filter_map(|id| schema.field_by_id(id)) {
-                let entry = DroppedField {
-                    id: field.id,
-                    path: field.path,
-                    field_type: field.field_type,
-                    doc: field.doc,
-                    last_schema_id: schema.schema_id,
-                };
-                match dropped.iter_mut().find(|d| d.id == entry.id) {
-                    Some(existing) => *existing = entry,
-                    None => dropped.push(entry),
-                }
-            }
-        }
+        let dropped = dropped_fields(table);
         let mut partition_sources: HashMap<FieldId, Vec<PartitionUse>> = HashMap::new();
         for spec in &table.partition_specs {
             for field in spec.fields.iter().filter(|f| f.transform != "void") {
@@ -306,24 +274,37 @@ impl History {
     }
 }
 
-/// The id of every struct field of `fields`, nested ones included (not list elements or map
-/// keys and values), in the order `Schema::walk` lists them.
-fn struct_field_ids(fields: &[Field], visit: &mut impl FnMut(FieldId)) {
-    fn in_type(t: &Type, visit: &mut impl FnMut(FieldId)) {
-        match t {
-            Type::Primitive(_) => {}
-            Type::Struct(s) => struct_field_ids(&s.fields, visit),
-            Type::List(l) => in_type(&l.element, visit),
-            Type::Map(m) => {
-                in_type(&m.key, visit);
-                in_type(&m.value, visit);
+/// Every struct field of an earlier schema that the current one no longer has, with the
+/// newest schema that still had it, in the order the schemas and their walks give.
+fn dropped_fields(table: &TableMetadata) -> Vec<DroppedField> {
+    let current = Members::of(table.current_schema());
+    let mut dropped: Vec<DroppedField> = Vec::new();
+    let mut at: HashMap<FieldId, usize> = HashMap::new();
+    for schema in &table.schemas {
+        // Members borrow from the schema: only the dropped fields are materialised, for
+        // every schema of a long history is looked at on every judgement.
+        let members = Members::of(schema);
+        for field in Pairing::of(&members, &current).dropped() {
+            if !field.is_struct_field() {
+                continue;
+            }
+            let entry = DroppedField {
+                id: field.id,
+                path: members.path(field),
+                field_type: field.field_type.clone(),
+                doc: field.doc().map(str::to_string),
+                last_schema_id: schema.schema_id,
+            };
+            match at.get(&entry.id) {
+                Some(&i) => dropped[i] = entry,
+                None => {
+                    at.insert(entry.id, dropped.len());
+                    dropped.push(entry);
+                }
             }
         }
     }
-    for field in fields {
-        visit(field.id);
-        in_type(&field.field_type, visit);
-    }
+    dropped
 }
 
 /// Places in a proposed metadata file that findings about the document itself point at (a

@@ -1,6 +1,7 @@
 //! `default-change`: an existing field's `initial-default` changes. The spec forbids it: the
 //! initial default is the value every file written before the field existed reads as.
 
+use crate::iceberg::pair::{Members, Pairing};
 use crate::rules::{Context, Rule, Violation};
 
 pub struct DefaultChange;
@@ -11,25 +12,25 @@ impl Rule for DefaultChange {
     }
 
     fn check(&self, cx: &Context<'_>) -> Vec<Violation> {
-        let after = cx.after.current_schema().index_by_id();
-        cx.before
-            .current_schema()
-            .walk()
-            .into_iter()
-            .filter_map(|old| {
-                let new = after.get(&old.id)?;
-                if new.initial_default == old.initial_default {
+        let before = Members::of(cx.before.current_schema());
+        let after = Members::of(cx.after.current_schema());
+        Pairing::of(&before, &after)
+            .by_before()
+            .filter_map(|(old, new)| {
+                let new = new?;
+                if new.initial_default() == old.initial_default() {
                     return None;
                 }
-                let show = |v: &Option<serde_json::Value>| v.as_ref().map_or("none".to_string(), |v| v.to_string());
+                let show = |v: Option<&serde_json::Value>| v.map_or("none".to_string(), |v| v.to_string());
                 let origin = cx.last_change_of(old.id).and_then(|a| a.origin.clone());
+                let path = after.path(new);
                 Some(Violation {
-                    field: Some(new.path.clone()),
-                    field_id: Some(new.id),
                     message: format!(
-                        "`{}` (field id {}) changes its initial-default from {} to {}: rows in files written before the field existed would silently read a different value",
-                        new.path, new.id, show(&old.initial_default), show(&new.initial_default)
+                        "`{path}` (field id {}) changes its initial-default from {} to {}: rows in files written before the field existed would silently read a different value",
+                        new.id, show(old.initial_default()), show(new.initial_default())
                     ),
+                    field: Some(path),
+                    field_id: Some(new.id),
                     help: "leave initial-default as it is; change write-default to affect future writes only".into(),
                     origin,
                     severity: None,

@@ -99,6 +99,31 @@ fn rule_names(
     compatibility: Compatibility,
     keep_ambient: bool,
 ) -> Vec<&'static str> {
+    names(
+        findings(base, sql, dialect, mapping, compatibility),
+        keep_ambient,
+    )
+}
+
+/// Every finding of `sql`, ambient ones included: its rule and its message.
+pub fn judged(
+    base: &TableMetadata,
+    sql: &str,
+    compatibility: Compatibility,
+) -> Vec<(&'static str, String)> {
+    findings(base, sql, Dialect::Spark, Mapping::FieldId, compatibility)
+        .into_iter()
+        .map(|f| (f.rule, f.message))
+        .collect()
+}
+
+fn findings(
+    base: &TableMetadata,
+    sql: &str,
+    dialect: Dialect,
+    mapping: Mapping,
+    compatibility: Compatibility,
+) -> Vec<crate::finding::Finding> {
     let source = Arc::new(SourceFile {
         name: "test.sql".into(),
         text: sql.to_string(),
@@ -130,10 +155,7 @@ fn rule_names(
         today: 0,
         anchors: &Default::default(),
     };
-    names(
-        run(&cx, &|_| Some(crate::finding::Severity::Error)),
-        keep_ambient,
-    )
+    run(&cx, &|_| Some(crate::finding::Severity::Error))
 }
 
 fn names(findings: Vec<crate::finding::Finding>, keep_ambient: bool) -> Vec<&'static str> {

@@ -2,9 +2,12 @@
 //! format version. Old data files keep their physical type; a field-id reader can widen while
 //! decoding but never narrow, re-scale or change family.
 
+use std::collections::HashSet;
+
 use crate::change::AppliedKind;
 use crate::finding::{MetadataPlace, Related};
-use crate::iceberg::types::{PrimitiveType, Type, is_allowed_promotion};
+use crate::iceberg::pair::{Member, Members, Pairing};
+use crate::iceberg::types::{FieldId, PrimitiveType, Type, is_allowed_promotion};
 use crate::rules::{Context, Rule, Violation};
 
 pub struct TypeNarrowing;
@@ -56,44 +59,75 @@ impl Rule for TypeNarrowing {
         }
         // Under `-transitive`, every schema a snapshot still references must be readable too.
         if cx.compatibility.transitive {
-            let current = cx.after.current_schema();
-            for baseline in cx.reader_baselines() {
-                for old in baseline.walk() {
-                    let Some(new) = current.field_by_id(old.id) else {
-                        continue;
-                    };
-                    let (Type::Primitive(from), Type::Primitive(to)) =
-                        (&old.field_type, &new.field_type)
-                    else {
-                        continue;
-                    };
-                    let already = out.iter().any(|v| v.field_id == Some(old.id));
-                    if already || is_allowed_promotion(from, to, version) {
-                        continue;
-                    }
-                    let origin = cx.last_change_of(old.id).and_then(|a| a.origin.clone());
-                    out.push(Violation {
-                        field: Some(new.path.clone()),
-                        field_id: Some(new.id),
-                        message: format!(
-                            "`{}` (field id {}) was {from} in schema {}, which snapshots still reference: {from} -> {to} {}",
-                            new.path, new.id, baseline.schema_id, why(from, to, version)
-                        ),
-                        help: format!("keep `{}` readable as {from}: only the spec's promotions are safe across every live schema", new.path),
-                        origin,
-                        severity: None,
-                        related: vec![Related::in_metadata(
-                            MetadataPlace::SchemaField {
-                                schema_id: baseline.schema_id,
-                                field_id: old.id,
-                            },
-                            format!("`{}` is {from} in schema {}", old.path, baseline.schema_id),
-                        )],
-                    });
-                }
-            }
+            against_live_schemas(cx, &mut out);
         }
         out
+    }
+}
+
+/// Adds a violation for each primitive of a schema snapshots still reference that the new
+/// current schema holds under a type it cannot be read as (once per field: a change already
+/// refused is not refused again).
+fn against_live_schemas(cx: &Context<'_>, out: &mut Vec<Violation>) {
+    let version = cx.format_version();
+    let mut reported: HashSet<FieldId> = out.iter().filter_map(|v| v.field_id).collect();
+    let current = Members::of(cx.after.current_schema());
+    for baseline in cx.reader_baselines() {
+        let old_members = Members::of(baseline);
+        for (old, new) in Pairing::of(&old_members, &current).by_before() {
+            let Some(new) = new else {
+                continue;
+            };
+            let (Type::Primitive(from), Type::Primitive(to)) = (old.field_type, new.field_type)
+            else {
+                continue;
+            };
+            if reported.contains(&old.id) || is_allowed_promotion(from, to, version) {
+                continue;
+            }
+            reported.insert(old.id);
+            let (old_path, new_path) = (old_members.path(old), current.path(new));
+            out.push(live_schema_violation(
+                cx,
+                baseline.schema_id,
+                (old, &old_path),
+                (new, &new_path),
+                (from, to),
+            ));
+        }
+    }
+}
+
+/// A type change refused against `schema_id`, an older schema that snapshots still reference.
+fn live_schema_violation(
+    cx: &Context<'_>,
+    schema_id: i32,
+    (old, old_path): (&Member<'_>, &str),
+    (new, new_path): (&Member<'_>, &str),
+    (from, to): (&PrimitiveType, &PrimitiveType),
+) -> Violation {
+    let version = cx.format_version();
+    let origin = cx.last_change_of(old.id).and_then(|a| a.origin.clone());
+    Violation {
+        field: Some(new_path.to_string()),
+        field_id: Some(new.id),
+        message: format!(
+            "`{new_path}` (field id {}) was {from} in schema {schema_id}, which snapshots still reference: {from} -> {to} {}",
+            new.id,
+            why(from, to, version)
+        ),
+        help: format!(
+            "keep `{new_path}` readable as {from}: only the spec's promotions are safe across every live schema"
+        ),
+        origin,
+        severity: None,
+        related: vec![Related::in_metadata(
+            MetadataPlace::SchemaField {
+                schema_id,
+                field_id: old.id,
+            },
+            format!("`{old_path}` is {from} in schema {schema_id}"),
+        )],
     }
 }
 
@@ -123,7 +157,12 @@ fn why(from: &PrimitiveType, to: &PrimitiveType, version: u8) -> String {
 
 #[cfg(test)]
 mod tests {
-    use crate::rules::test_support::{fired, table_with};
+    use std::sync::Arc;
+
+    use crate::iceberg::metadata::SnapshotSchema;
+    use crate::iceberg::schema::Schema;
+    use crate::rules::Compatibility;
+    use crate::rules::test_support::{fired, judged, table_with};
 
     #[test]
     fn narrowing_scale_changes_and_family_changes_are_refused() {
@@ -140,6 +179,49 @@ mod tests {
             assert_eq!(fired(&base, sql), ["type-narrowing"], "{sql}");
         }
         assert!(fired(&base, "ALTER TABLE t ALTER COLUMN d TYPE decimal(18, 2)").is_empty());
+    }
+
+    /// A schema a snapshot still references, whose types the current schema already left by
+    /// hand: only a `-transitive` mode judges the change against it, field by field in that
+    /// schema's order, and a field the change itself narrows is reported once.
+    #[test]
+    fn transitive_modes_judge_every_schema_a_snapshot_references() {
+        let mut base = table_with(
+            2,
+            r#"[{"id":1,"name":"n","required":false,"type":"long"},{"id":2,"name":"tags","required":false,"type":{"type":"list","element-id":4,"element":"long","element-required":false}},{"id":3,"name":"s","required":false,"type":"long"}]"#,
+        );
+        let old = table_with(
+            2,
+            r#"[{"id":1,"name":"n","required":false,"type":"string"},{"id":2,"name":"tags","required":false,"type":{"type":"list","element-id":4,"element":"string","element-required":false}},{"id":3,"name":"s","required":false,"type":"long"}]"#,
+        );
+        let mut written = Schema::clone(&old.schemas[0]);
+        written.schema_id = 7;
+        base.schemas.insert(0, Arc::new(written));
+        base.snapshots.push(SnapshotSchema {
+            snapshot_id: 1,
+            schema_id: Some(7),
+        });
+        let sql = "ALTER TABLE t ALTER COLUMN s TYPE int";
+        assert_eq!(fired(&base, sql), ["type-narrowing"]);
+        let transitive = Compatibility::parse("backward-transitive").unwrap();
+        let messages: Vec<String> = judged(&base, sql, transitive)
+            .into_iter()
+            .filter(|(rule, _)| *rule == "type-narrowing")
+            .map(|(_, message)| message.trim_start_matches("t: ").to_string())
+            .collect();
+        assert_eq!(messages.len(), 3, "{messages:#?}");
+        assert!(
+            messages[0].starts_with("`s` (field id 3): long -> int"),
+            "{messages:#?}"
+        );
+        assert!(
+            messages[1].starts_with("`n` (field id 1) was string in schema 7, which snapshots still reference: string -> long"),
+            "{messages:#?}"
+        );
+        assert!(
+            messages[2].starts_with("`tags.element` (field id 4) was string in schema 7"),
+            "{messages:#?}"
+        );
     }
 
     #[test]

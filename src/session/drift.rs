@@ -13,7 +13,7 @@ use crate::change::{Statement, StatementKind};
 use crate::evolve::evolve;
 use crate::finding::{Finding, Severity};
 use crate::iceberg::metadata::{TableMetadata, same_schemas};
-use crate::iceberg::schema::{FieldInfo, MemberKind};
+use crate::iceberg::pair::{Member, Members, Pairing};
 
 mod layout;
 use layout::{layout_differences, same_layout};
@@ -108,61 +108,7 @@ fn stale(
 pub fn differences(expected: &TableMetadata, committed: &TableMetadata) -> Vec<String> {
     const SHOWN: usize = 5;
     let mut out = layout_differences(expected, committed);
-    let fields = |m: &TableMetadata| -> Vec<FieldInfo> {
-        m.current_schema()
-            .walk()
-            .into_iter()
-            .filter(|f| f.kind == MemberKind::StructField)
-            .collect()
-    };
-    let (want, have) = (fields(expected), fields(committed));
-    for field in &want {
-        match have.iter().find(|f| f.id == field.id) {
-            None => out.push(format!(
-                "`{}` (field id {}) is missing from the metadata",
-                field.path, field.id
-            )),
-            Some(found) => {
-                let mut parts = Vec::new();
-                if found.path != field.path {
-                    parts.push(format!("named `{}`", found.path));
-                }
-                if found.field_type != field.field_type {
-                    parts.push(format!("of type {}", found.field_type));
-                }
-                if found.required != field.required {
-                    parts.push(
-                        if found.required {
-                            "required"
-                        } else {
-                            "optional"
-                        }
-                        .into(),
-                    );
-                }
-                if found.doc != field.doc {
-                    parts.push(match &found.doc {
-                        Some(doc) => format!("documented '{doc}'"),
-                        None => "without a doc".into(),
-                    });
-                }
-                if !parts.is_empty() {
-                    out.push(format!(
-                        "`{}` (field id {}) is {} in the metadata",
-                        field.path,
-                        field.id,
-                        parts.join(", ")
-                    ));
-                }
-            }
-        }
-    }
-    for field in have.iter().filter(|f| !want.iter().any(|w| w.id == f.id)) {
-        out.push(format!(
-            "`{}` (field id {}) is in the metadata but no migration adds it",
-            field.path, field.id
-        ));
-    }
+    out.extend(field_differences(expected, committed));
     let pairs = [
         (
             "current-schema-id",
@@ -183,30 +129,106 @@ pub fn differences(expected: &TableMetadata, committed: &TableMetadata) -> Vec<S
         }
     }
     if out.is_empty() {
-        for schema in &expected.schemas {
-            if committed.schema(schema.schema_id) != Some(schema) {
-                out.push(format!(
-                    "schema {} differs from the one the migrations give",
-                    schema.schema_id
-                ));
-            }
-        }
-        for schema in &committed.schemas {
-            if expected.schema(schema.schema_id).is_none() {
-                out.push(format!(
-                    "schema {} is in the metadata, but no migration makes it",
-                    schema.schema_id
-                ));
-            }
-        }
-        if !same_mapping(expected, committed) {
-            out.push("the name mapping (`schema.name-mapping.default`) differs".into());
-        }
+        out = schema_differences(expected, committed);
     }
     if out.len() > SHOWN {
         let more = out.len() - SHOWN;
         out.truncate(SHOWN);
         out.push(format!("and {more} more"));
+    }
+    out
+}
+
+/// The current schemas' struct fields paired by id: each expected field missing or unlike its
+/// committed twin (in the expected order), then the committed fields no migration adds.
+fn field_differences(expected: &TableMetadata, committed: &TableMetadata) -> Vec<String> {
+    let want = Members::of(expected.current_schema());
+    let have = Members::of(committed.current_schema());
+    let pairing = Pairing::of(&want, &have);
+    let mut out = Vec::new();
+    for (field, found) in pairing.by_before() {
+        if !field.is_struct_field() {
+            continue;
+        }
+        let path = want.path(field);
+        match found.filter(|f| f.is_struct_field()) {
+            None => out.push(format!(
+                "`{path}` (field id {}) is missing from the metadata",
+                field.id
+            )),
+            Some(found) => {
+                let parts = unlike(&have.path(found), found, &path, field);
+                if !parts.is_empty() {
+                    out.push(format!(
+                        "`{path}` (field id {}) is {} in the metadata",
+                        field.id,
+                        parts.join(", ")
+                    ));
+                }
+            }
+        }
+    }
+    for (field, twin) in pairing.by_after() {
+        if field.is_struct_field() && !twin.is_some_and(Member::is_struct_field) {
+            out.push(format!(
+                "`{}` (field id {}) is in the metadata but no migration adds it",
+                have.path(field),
+                field.id
+            ));
+        }
+    }
+    out
+}
+
+/// How committed field `found` (at `found_path`) is unlike the expected `field` (at `path`).
+fn unlike(found_path: &str, found: &Member<'_>, path: &str, field: &Member<'_>) -> Vec<String> {
+    let mut parts = Vec::new();
+    if found_path != path {
+        parts.push(format!("named `{found_path}`"));
+    }
+    if found.field_type != field.field_type {
+        parts.push(format!("of type {}", found.field_type));
+    }
+    if found.required != field.required {
+        parts.push(
+            if found.required {
+                "required"
+            } else {
+                "optional"
+            }
+            .into(),
+        );
+    }
+    if found.doc() != field.doc() {
+        parts.push(match found.doc() {
+            Some(doc) => format!("documented '{doc}'"),
+            None => "without a doc".into(),
+        });
+    }
+    parts
+}
+
+/// When nothing else differs: the schemas by id, and the name mapping.
+fn schema_differences(expected: &TableMetadata, committed: &TableMetadata) -> Vec<String> {
+    let mut out = Vec::new();
+    for schema in &expected.schemas {
+        if committed.schema(schema.schema_id) != Some(schema) {
+            out.push(format!(
+                "schema {} differs from the one the migrations give",
+                schema.schema_id
+            ));
+        }
+    }
+    for schema in &committed.schemas {
+        if expected.schema(schema.schema_id).is_none() {
+            out.push(format!(
+                "schema {} is in the metadata, but no migration makes it",
+                schema.schema_id
+            ));
+        }
+    }
+    if !same_mapping(expected, committed) {
+        out.push("the name mapping (`schema.name-mapping.default`) differs".into());
     }
     out
 }

@@ -1,11 +1,12 @@
 //! Changes to the fields both schemas hold, paired by id: drops, renames, type, nullability and
 //! doc changes, and the reshapes no schema update can make.
 
-use std::collections::HashMap;
+use std::collections::HashSet;
 
 use super::Diff;
 use crate::change::{Applied, AppliedKind, Problem, ProblemKind};
-use crate::iceberg::schema::{FieldInfo, MemberKind};
+use crate::iceberg::pair::Member;
+use crate::iceberg::schema::MemberKind;
 use crate::iceberg::types::{FieldId, Type};
 
 /// What pairing the fields found, in the order a schema update applies it.
@@ -14,25 +15,22 @@ pub(super) struct FieldChanges {
     pub updates: Vec<Applied>,
     pub problems: Vec<Problem>,
     /// Members of a replaced or reshaped type: reported once, with their owner.
-    pub reported: Vec<FieldId>,
+    pub reported: HashSet<FieldId>,
 }
 
-impl Diff<'_> {
+impl<'d> Diff<'d> {
     /// Struct fields of the base the proposal no longer has, each where its parent is (a field
     /// inside a dropped struct goes with it).
     pub(super) fn drops(&self) -> Vec<Applied> {
         let mut drops = Vec::new();
-        for old in self.base.current_schema().walk() {
-            let kept_parent = old.parent_id.is_none_or(|p| self.after.contains_key(&p));
-            if old.kind == MemberKind::StructField
-                && !self.after.contains_key(&old.id)
-                && kept_parent
-            {
+        for old in self.pairing().dropped() {
+            let kept_parent = old.parent_id.is_none_or(|p| self.after.contains(p));
+            if old.is_struct_field() && kept_parent {
                 let at = old
                     .parent_id
                     .map_or(self.schema_anchor(), |p| self.focus(p, |m| m.name));
                 let from = Some(old.field_type.to_string());
-                drops.push(self.record(AppliedKind::Drop, at, Some(&old), None, from, None));
+                drops.push(self.record(AppliedKind::Drop, at, Some(old), None, from, None));
             }
         }
         drops
@@ -43,35 +41,34 @@ impl Diff<'_> {
             renames: Vec::new(),
             updates: Vec::new(),
             problems: Vec::new(),
-            reported: Vec::new(),
+            reported: HashSet::new(),
         };
-        for new in &self.after_walk {
-            let Some(old) = self.before.get(&new.id) else {
-                continue;
-            };
+        for (old, new) in self.pairing().kept() {
             if out.reported.contains(&new.id) {
                 continue;
             }
             if old.kind != new.kind || old.parent_id != new.parent_id {
+                let (old_path, new_path) = (self.before.path(old), self.after.path(new));
                 out.problems.push(self.problem(
                     ProblemKind::NestedStructure,
                     self.focus(new.id, |m| m.name),
                     new,
                     format!(
                         "id {} is `{}` in the table but `{}` in the proposed metadata: Iceberg cannot move a field into another struct",
-                        new.id, old.path, new.path
+                        new.id, old_path, new_path
                     ),
                     "keep every id where it is; a field in a new place is a new field with a new id",
                 ));
                 continue;
             }
             if new.kind == MemberKind::StructField && new.name != old.name {
-                let (from, to) = (Some(old.path.clone()), Some(new.path.clone()));
+                let old_path = self.before.path(old);
+                let (from, to) = (Some(old_path.clone()), Some(self.after.path(new)));
                 let at = self.focus(new.id, |m| m.name);
                 let mut rename =
                     self.record(AppliedKind::Rename, at, Some(old), Some(new), from, to);
                 // As `evolve` records it: a rename is about the field it renames.
-                rename.path = old.path.clone();
+                rename.path = old_path;
                 out.renames.push(rename);
             }
             if !self.type_change(old, new, &mut out) {
@@ -84,19 +81,17 @@ impl Diff<'_> {
 
     /// Records a change of `new`'s type; false when the type changed in a way that leaves
     /// nothing else about the field to compare.
-    fn type_change(&self, old: &FieldInfo, new: &FieldInfo, out: &mut FieldChanges) -> bool {
+    fn type_change(&self, old: &Member<'d>, new: &Member<'d>, out: &mut FieldChanges) -> bool {
         let at = self.focus(new.id, |m| m.field_type);
-        match (&old.field_type, &new.field_type) {
+        let path = self.after.path(new);
+        match (old.field_type, new.field_type) {
             (Type::Primitive(a), Type::Primitive(b)) if a != b => {
                 if old.kind == MemberKind::MapKey {
                     out.problems.push(self.problem(
                         ProblemKind::NestedStructure,
                         at,
                         new,
-                        format!(
-                            "Cannot alter map keys: `{}` changes from {a} to {b}",
-                            new.path
-                        ),
+                        format!("Cannot alter map keys: `{path}` changes from {a} to {b}"),
                         "map keys are immutable: add a new map column and backfill it",
                     ));
                 } else {
@@ -114,8 +109,8 @@ impl Diff<'_> {
                     at,
                     new,
                     format!(
-                        "the element of `{}` is replaced (id {} -> {}): a list's element cannot be replaced",
-                        new.path, a.element_id, b.element_id
+                        "the element of `{path}` is replaced (id {} -> {}): a list's element cannot be replaced",
+                        a.element_id, b.element_id
                     ),
                     "keep the element's id; a new shape is a new column",
                 ));
@@ -128,8 +123,8 @@ impl Diff<'_> {
                     at,
                     new,
                     format!(
-                        "the key or value of `{}` is replaced (ids {}/{} -> {}/{}): a map's key and value cannot be replaced",
-                        new.path, a.key_id, a.value_id, b.key_id, b.value_id
+                        "the key or value of `{path}` is replaced (ids {}/{} -> {}/{}): a map's key and value cannot be replaced",
+                        a.key_id, a.value_id, b.key_id, b.value_id
                     ),
                     "keep the key's and value's ids; a new shape is a new column",
                 ));
@@ -142,8 +137,8 @@ impl Diff<'_> {
                     at,
                     new,
                     format!(
-                        "Cannot change the type of `{}` (field id {}) from {a} to {b}: only primitive types can change",
-                        new.path, new.id
+                        "Cannot change the type of `{path}` (field id {}) from {a} to {b}: only primitive types can change",
+                        new.id
                     ),
                     "add a new column with the new type and backfill it",
                 ));
@@ -154,7 +149,7 @@ impl Diff<'_> {
     }
 
     /// Nullability and doc changes of a field both schemas hold.
-    fn attribute_changes(&self, old: &FieldInfo, new: &FieldInfo, updates: &mut Vec<Applied>) {
+    fn attribute_changes(&self, old: &Member<'d>, new: &Member<'d>, updates: &mut Vec<Applied>) {
         if new.required != old.required && old.kind != MemberKind::MapKey {
             let word = |r: bool| if r { "required" } else { "optional" };
             let kind = if new.required {
@@ -169,34 +164,15 @@ impl Diff<'_> {
             let at = self.focus(new.id, |m| m.required);
             updates.push(self.record(kind, at, Some(old), Some(new), from, to));
         }
-        if new.doc != old.doc {
-            let (from, to) = (old.doc.clone(), new.doc.clone());
+        if new.doc() != old.doc() {
+            let (from, to) = (old.doc().map(str::to_string), new.doc().map(str::to_string));
             let at = self.focus(new.id, |m| m.doc);
             updates.push(self.record(AppliedKind::UpdateDoc, at, Some(old), Some(new), from, to));
         }
     }
 
     /// `id` and every member inside it, in the proposal.
-    fn subtree(&self, id: FieldId) -> Vec<FieldId> {
-        let parents: HashMap<FieldId, Option<FieldId>> = self
-            .after_walk
-            .iter()
-            .map(|f| (f.id, f.parent_id))
-            .collect();
-        let inside = |member: FieldId| {
-            let mut current = Some(member);
-            while let Some(c) = current {
-                if c == id {
-                    return true;
-                }
-                current = parents.get(&c).copied().flatten();
-            }
-            false
-        };
-        self.after_walk
-            .iter()
-            .map(|f| f.id)
-            .filter(|m| inside(*m))
-            .collect()
+    fn subtree(&self, id: FieldId) -> impl Iterator<Item = FieldId> {
+        self.after.subtree(id).into_iter().map(|m| m.id)
     }
 }

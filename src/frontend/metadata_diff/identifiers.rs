@@ -1,11 +1,9 @@
 //! A change of the current schema's identifier fields, as the one statement that sets (or drops)
 //! them would make it.
 
-use std::collections::HashMap;
-
 use super::Diff;
 use crate::change::{Applied, AppliedKind};
-use crate::iceberg::schema::FieldInfo;
+use crate::iceberg::pair::Members;
 use crate::iceberg::types::FieldId;
 
 impl Diff<'_> {
@@ -36,9 +34,9 @@ impl Diff<'_> {
     }
 }
 
-fn names(ids: &[FieldId], index: &HashMap<FieldId, FieldInfo>) -> String {
+fn names(ids: &[FieldId], members: &Members<'_>) -> String {
     ids.iter()
-        .map(|id| index.get(id).map_or(id.to_string(), |f| f.path.clone()))
+        .map(|&id| members.get(id).map_or(id.to_string(), |m| members.path(m)))
         .collect::<Vec<_>>()
         .join(", ")
 }

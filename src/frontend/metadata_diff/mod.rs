@@ -26,7 +26,7 @@ use std::collections::HashMap;
 
 use crate::change::{Applied, AppliedKind, Assigned, Origin, Problem, ProblemKind, Source, Span};
 use crate::iceberg::metadata::TableMetadata;
-use crate::iceberg::schema::FieldInfo;
+use crate::iceberg::pair::{Member, Members, Pairing};
 use crate::iceberg::types::FieldId;
 use crate::json::Node;
 use crate::proposal::{Anchors, MetadataProposal};
@@ -67,8 +67,8 @@ pub fn diff_metadata(
     }
 }
 
-/// The two states being compared, with the base's current schema indexed by id, the proposal's
-/// walked in order, and where the proposal's parts are in its file.
+/// The two states being compared, the members of both current schemas, and where the proposal's
+/// parts are in its file.
 struct Diff<'d> {
     source: &'d Source,
     base: &'d TableMetadata,
@@ -76,9 +76,8 @@ struct Diff<'d> {
     spans: HashMap<i32, SchemaSpans>,
     properties: PropertySpans,
     top_level: HashMap<String, Span>,
-    before: HashMap<FieldId, FieldInfo>,
-    after_walk: Vec<FieldInfo>,
-    after: HashMap<FieldId, FieldInfo>,
+    before: Members<'d>,
+    after: Members<'d>,
 }
 
 impl<'d> Diff<'d> {
@@ -88,8 +87,6 @@ impl<'d> Diff<'d> {
         proposed: &'d TableMetadata,
         base: &'d TableMetadata,
     ) -> Diff<'d> {
-        let after_walk = proposed.current_schema().walk();
-        let after = after_walk.iter().map(|f| (f.id, f.clone())).collect();
         Diff {
             source,
             base,
@@ -97,10 +94,13 @@ impl<'d> Diff<'d> {
             spans: spans::document_spans(root),
             properties: spans::property_spans(root),
             top_level: spans::top_level_spans(root),
-            before: base.current_schema().index_by_id(),
-            after_walk,
-            after,
+            before: Members::of(base.current_schema()),
+            after: Members::of(proposed.current_schema()),
         }
+    }
+
+    fn pairing(&self) -> Pairing<'_, 'd> {
+        Pairing::of(&self.before, &self.after)
     }
 
     fn current(&self) -> Option<&SchemaSpans> {
@@ -128,29 +128,33 @@ impl<'d> Diff<'d> {
             .unwrap_or_else(|| self.schema_anchor())
     }
 
+    /// A change of member `old` of the base into member `new` of the proposal.
     fn record(
         &self,
         kind: AppliedKind,
         focus: Span,
-        old: Option<&FieldInfo>,
-        new: Option<&FieldInfo>,
+        old: Option<&Member<'d>>,
+        new: Option<&Member<'d>>,
         from: Option<String>,
         to: Option<String>,
     ) -> Applied {
-        let info = new.or(old);
+        let before = old.map(|m| self.before.info(m));
+        let after = new.map(|m| self.after.info(m));
+        let info = after.as_ref().or(before.as_ref());
         let path = info.map(|i| i.path.clone()).unwrap_or_default();
         let mut applied = Applied::new(kind, info.map(|i| i.id), path, from, to);
         applied.origin = Some(self.origin(focus));
-        applied.before = old.cloned();
-        applied.after = new.cloned();
+        applied.before = before;
+        applied.after = after;
         applied
     }
 
+    /// A problem with member `new` of the proposal.
     fn problem(
         &self,
         kind: ProblemKind,
         focus: Span,
-        info: &FieldInfo,
+        new: &Member<'d>,
         message: String,
         help: &str,
     ) -> Problem {
@@ -159,19 +163,18 @@ impl<'d> Diff<'d> {
             message,
             help: Some(help.to_string()),
             origin: self.origin(focus),
-            field_id: Some(info.id),
-            path: Some(info.path.clone()),
+            field_id: Some(new.id),
+            path: Some(self.after.path(new)),
         }
     }
 
     /// Ids the proposal hands out, in id order.
     fn assigned(&self) -> Vec<Assigned> {
         let mut assigned: Vec<Assigned> = self
-            .after_walk
-            .iter()
-            .filter(|f| !self.before.contains_key(&f.id))
+            .pairing()
+            .added()
             .map(|f| Assigned {
-                path: f.path.clone(),
+                path: self.after.path(f),
                 field_id: f.id,
             })
             .collect();

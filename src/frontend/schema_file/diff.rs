@@ -26,7 +26,8 @@ use std::collections::{HashMap, HashSet};
 
 use crate::change::{Change, ChangeKind, Origin, Problem, ProblemKind, Source, Span, Statement};
 use crate::iceberg::metadata::TableMetadata;
-use crate::iceberg::schema::{FieldInfo, MemberKind};
+use crate::iceberg::pair::{Member, Members, Pairing};
+use crate::iceberg::schema::MemberKind;
 use crate::iceberg::types::FieldId;
 use crate::proposal::Note;
 use crate::suppress::Suppression;
@@ -91,8 +92,8 @@ impl Container {
 }
 
 /// How a file field pairs with the table.
-enum Pairing {
-    Existing(Box<FieldInfo>),
+enum Partner<'a> {
+    Existing(Member<'a>),
     New,
     /// Reported as a problem and left out of the update.
     Skip,
@@ -110,7 +111,8 @@ struct Differ<'a> {
     source: &'a Source,
     whole: Span,
     base: &'a TableMetadata,
-    index: HashMap<FieldId, FieldInfo>,
+    /// The members of the table's current schema.
+    members: Members<'a>,
     /// Ids of earlier schemas that the current one no longer has, with their last path.
     retired: HashMap<FieldId, String>,
     /// Table ids the file accounts for: paired, or part of a problem already reported.
@@ -160,13 +162,12 @@ fn member_word(kind: MemberKind) -> &'static str {
 
 impl<'a> Differ<'a> {
     fn new(file: &'a SchemaFile, source: &'a Source, base: &'a TableMetadata) -> Differ<'a> {
-        let index = base.current_schema().index_by_id();
+        let members = Members::of(base.current_schema());
         let mut retired = HashMap::new();
         for schema in &base.schemas {
-            for field in schema.walk() {
-                if !index.contains_key(&field.id) {
-                    retired.insert(field.id, field.path);
-                }
+            let earlier = Members::of(schema);
+            for field in Pairing::of(&earlier, &members).dropped() {
+                retired.insert(field.id, earlier.path(field));
             }
         }
         Differ {
@@ -174,7 +175,7 @@ impl<'a> Differ<'a> {
             source,
             whole: Span::new(0, source.text.len()),
             base,
-            index,
+            members,
             retired,
             claimed: HashSet::new(),
             final_segments: HashMap::new(),
@@ -230,36 +231,16 @@ impl<'a> Differ<'a> {
 
     /// The table's path of `id` as segments (names may contain dots, so not split from `path`).
     fn base_segments(&self, id: FieldId) -> Vec<String> {
-        let mut segments = Vec::new();
-        let mut current = self.index.get(&id);
-        while let Some(info) = current {
-            segments.push(info.name.clone());
-            current = info.parent_id.and_then(|p| self.index.get(&p));
-        }
-        segments.reverse();
-        segments
-    }
-
-    fn is_within(&self, id: FieldId, ancestor: FieldId) -> bool {
-        let mut current = Some(id);
-        while let Some(c) = current {
-            if c == ancestor {
-                return true;
-            }
-            current = self.index.get(&c).and_then(|i| i.parent_id);
-        }
-        false
+        self.members.get(id).map_or_else(Vec::new, |m| {
+            let segments = self.members.segments(m);
+            segments.into_iter().map(str::to_string).collect()
+        })
     }
 
     /// Marks `id` and everything inside it as accounted for.
     fn claim_subtree(&mut self, id: FieldId) {
-        let inside: Vec<FieldId> = self
-            .index
-            .keys()
-            .copied()
-            .filter(|member| self.is_within(*member, id))
-            .collect();
-        self.claimed.extend(inside);
+        self.claimed
+            .extend(self.members.subtree(id).into_iter().map(|m| m.id));
     }
 
     fn record(&mut self, id: FieldId, segments: &[String], anchor: Span) {

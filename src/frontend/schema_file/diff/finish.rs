@@ -20,14 +20,15 @@ impl Differ<'_> {
     /// struct that lost it, else `fields:`.
     fn drops(&self) -> Vec<(FieldInfo, Span, Span)> {
         let mut out = Vec::new();
-        for info in self.base.current_schema().walk() {
-            if info.kind != MemberKind::StructField || self.claimed.contains(&info.id) {
+        for member in self.members.iter() {
+            if member.kind != MemberKind::StructField || self.claimed.contains(&member.id) {
                 continue;
             }
-            let parent_kept = info.parent_id.is_none_or(|p| self.claimed.contains(&p));
+            let parent_kept = member.parent_id.is_none_or(|p| self.claimed.contains(&p));
             if !parent_kept {
                 continue;
             }
+            let info = self.members.info(member);
             let listed = self.file.dropped.iter().find(|d| d.id == Some(info.id));
             let parent = info.parent_id;
             let (focus, entry) = match listed {
@@ -62,14 +63,11 @@ impl Differ<'_> {
         let mut out = Vec::new();
         for (container, mut pending) in groups {
             let mut held: HashSet<String> = self
-                .index
-                .values()
-                .filter(|i| {
-                    i.kind == MemberKind::StructField
-                        && i.parent_id == container
-                        && !dropped.contains(&i.id)
-                })
-                .map(|i| i.name.clone())
+                .members
+                .children(container)
+                .into_iter()
+                .filter(|i| !dropped.contains(&i.id))
+                .map(|i| i.name.to_string())
                 .collect();
             let parent: Vec<String> = container
                 .and_then(|c| self.final_segments.get(&c).cloned())
@@ -175,7 +173,7 @@ impl Differ<'_> {
         let goes_with_a_drop = removed.iter().any(|id| {
             drops
                 .iter()
-                .any(|(dropped, _, _)| self.is_within(*id, dropped.id))
+                .any(|(dropped, _, _)| self.members.within(*id, dropped.id))
         });
         let mut early = Vec::new();
         let mut remaining: Vec<FieldId> = current.clone();

@@ -23,7 +23,8 @@ impl Differ<'_> {
     ) -> bool {
         let dotted_path = dotted(segments);
         let path = dotted_path.as_str();
-        if let Some(info) = self.index.get(&id).cloned() {
+        if let Some(&info) = self.members.get(id) {
+            let table_path = self.members.path(&info);
             self.claim_subtree(id);
             if info.kind == MemberKind::StructField {
                 self.problem(
@@ -33,7 +34,7 @@ impl Differ<'_> {
                     Some(id),
                     format!(
                         "`{path}` has id {id}, which is `{}` in the table: Iceberg cannot move a field into another struct",
-                        info.path
+                        table_path
                     ),
                     "keep the field where it is (and move it within its struct if needed), or leave the id out to add a new field and backfill it",
                 );
@@ -46,7 +47,7 @@ impl Differ<'_> {
                     format!(
                         "`{path}` has id {id}, which is the {} of `{}` in the table, not a field of this struct",
                         member_word(info.kind),
-                        parent_of(&info.path)
+                        parent_of(&table_path)
                     ),
                     "leave the id out to add a new field; apply assigns it",
                 );

@@ -51,7 +51,7 @@ impl Differ<'_> {
 
     fn column_name(&self, id: Option<FieldId>) -> String {
         id.and_then(|id| self.final_segments.get(&id).map(|s| dotted(s)))
-            .or_else(|| id.and_then(|id| self.index.get(&id).map(|i| i.path.clone())))
+            .or_else(|| id.and_then(|id| self.members.get(id).map(|m| self.members.path(m))))
             .unwrap_or_else(|| "?".to_string())
     }
 

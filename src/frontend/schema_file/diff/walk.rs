@@ -1,41 +1,41 @@
 //! The walk of the file's structs against the table's: each field paired (by id, or by name in
 //! a type string), then added, moved or compared, type by type down to the primitives.
 
-use super::{Container, Differ, Pairing, Rename, dotted, with};
+use super::{Container, Differ, Partner, Rename, dotted, with};
 use crate::change::{ChangeKind, FieldPath, NewField, Position, ProblemKind, Span};
-use crate::frontend::longest_increasing;
 use crate::frontend::schema_file::{FileField, FileType};
-use crate::iceberg::schema::{Field, FieldInfo, MemberKind};
+use crate::iceberg::pair::Member;
+use crate::iceberg::pair::longest_increasing;
+use crate::iceberg::schema::{Field, MemberKind};
 use crate::iceberg::types::{FieldId, ListType, MapType, StructType, Type};
 
-impl Differ<'_> {
-    fn pair(&mut self, container: Container, field: &FileField, path: &[String]) -> Pairing {
+impl<'a> Differ<'a> {
+    fn pair(&mut self, container: Container, field: &FileField, path: &[String]) -> Partner<'a> {
         if let Some(id) = field.id {
-            if let Some(info) = self.index.get(&id)
+            if let Some(&info) = self.members.get(id)
                 && info.kind == MemberKind::StructField
                 && container.holds(info.parent_id)
                 && !self.claimed.contains(&id)
             {
-                return Pairing::Existing(Box::new(info.clone()));
+                return Partner::Existing(info);
             }
             return if self.misplaced_id(id, field.id_span, path, "id") {
-                Pairing::New
+                Partner::New
             } else {
-                Pairing::Skip
+                Partner::Skip
             };
         }
         // A type string has no place for ids: its fields pair by name.
         if field.in_type_string
-            && let Some(info) = self.index.values().find(|info| {
-                info.kind == MemberKind::StructField
-                    && container.holds(info.parent_id)
-                    && info.name == field.name
-                    && !self.claimed.contains(&info.id)
-            })
+            && let Some(&&info) = self
+                .members
+                .children(container.id())
+                .iter()
+                .find(|info| info.name == field.name && !self.claimed.contains(&info.id))
         {
-            return Pairing::Existing(Box::new(info.clone()));
+            return Partner::Existing(info);
         }
-        Pairing::New
+        Partner::New
     }
 
     /// One struct of the file: pair its fields, then in file order add the new ones, move the
@@ -47,7 +47,7 @@ impl Differ<'_> {
         prefix: &[String],
     ) {
         let outer = self.entry;
-        let pairings: Vec<Pairing> = fields
+        let pairings: Vec<Partner> = fields
             .iter()
             .map(|f| {
                 self.entry = f.span;
@@ -55,7 +55,7 @@ impl Differ<'_> {
             })
             .collect();
         for (field, pairing) in fields.iter().zip(&pairings) {
-            if let Pairing::Existing(info) = pairing {
+            if let Partner::Existing(info) = pairing {
                 self.entry = field.span;
                 self.record(info.id, &with(prefix, &field.name), field.name_span);
             }
@@ -63,7 +63,7 @@ impl Differ<'_> {
         let positions: Vec<Option<usize>> = pairings
             .iter()
             .map(|p| match p {
-                Pairing::Existing(info) => Some(info.position),
+                Partner::Existing(info) => Some(info.position),
                 _ => None,
             })
             .collect();
@@ -77,13 +77,13 @@ impl Differ<'_> {
                 None => Position::First,
             };
             match pairing {
-                Pairing::Skip => continue,
-                Pairing::New => {
+                Partner::Skip => continue,
+                Partner::New => {
                     self.final_ids.insert(dotted(&path), None);
                     // Appending keeps the order when nothing the table has comes after it.
                     let existing_after = pairings[i + 1..]
                         .iter()
-                        .any(|p| matches!(p, Pairing::Existing(_)));
+                        .any(|p| matches!(p, Partner::Existing(_)));
                     let kind = ChangeKind::AddField {
                         parent: FieldPath(prefix.to_vec()),
                         field: NewField {
@@ -106,7 +106,7 @@ impl Differ<'_> {
                     }
                     self.check_new_ids(&field.field_type, &path);
                 }
-                Pairing::Existing(info) => {
+                Partner::Existing(info) => {
                     self.final_ids.insert(dotted(&path), Some(info.id));
                     if !in_place[i] {
                         let kind = ChangeKind::Move {
@@ -124,12 +124,12 @@ impl Differ<'_> {
         self.entry = outer;
     }
 
-    fn compare_field(&mut self, field: &FileField, info: &FieldInfo, path: &[String]) {
+    fn compare_field(&mut self, field: &FileField, info: &Member<'a>, path: &[String]) {
         if field.name != info.name {
             let origin = self.origin(field.name_span);
             self.renames.push(Rename {
                 container: info.parent_id,
-                old: info.name.clone(),
+                old: info.name.to_string(),
                 new: field.name.clone(),
                 origin,
             });
@@ -142,7 +142,7 @@ impl Differ<'_> {
             let change = self.change(kind, field.required_span.unwrap_or(field.name_span));
             self.updates.push(change);
         }
-        if field.doc != info.doc {
+        if field.doc.as_deref() != info.doc() {
             let kind = ChangeKind::UpdateDoc {
                 path: FieldPath(path.to_vec()),
                 doc: field.doc.clone(),
@@ -152,7 +152,7 @@ impl Differ<'_> {
         }
         self.compare_type(
             &field.field_type,
-            &info.field_type,
+            info.field_type,
             info.id,
             path,
             field.type_span,
