@@ -34,7 +34,7 @@ use crate::session::input::{
     ReadProposal, describe, parse_metadata, parse_proposal, schema_file_failure,
 };
 use crate::session::live::{Catalogs, drift_finding, trusted_config};
-use crate::session::plan::edits::{RULE as EDIT_RULE, edited_migrations};
+use crate::session::plan::edits::{Base as MergedBase, RULE as EDIT_RULE, edited_migrations};
 use crate::session::plan::links::Reached;
 use crate::session::plan::policy::Policy;
 use crate::session::plan::repo_config::{config_failure, load_repo_config};
@@ -86,10 +86,15 @@ pub fn gate(args: &CheckArgs, fail_on: Severity) -> Result<Gated, Failure> {
         .iter()
         .filter(|file| is_proposal(&globs, watched, file))
         .collect();
+    let merged = MergedBase {
+        git: &repo,
+        commit: base.commit,
+        files: &base_files,
+    };
     let edits = edited_migrations(
         &proposals,
         &root,
-        &base_files,
+        &merged,
         |file| Ok(work_tree.resolve(file)?),
         policy.change_severity(&head, EDIT_RULE),
     )?;
