@@ -86,15 +86,10 @@ pub fn gate(args: &CheckArgs, fail_on: Severity) -> Result<Gated, Failure> {
         .iter()
         .filter(|file| is_proposal(&globs, watched, file))
         .collect();
-    let merged = MergedBase {
-        git: &repo,
-        commit: base.commit,
-        files: &base_files,
-    };
     let edits = edited_migrations(
         &proposals,
         &root,
-        &merged,
+        &MergedBase::new(&repo, base.commit, &base_files),
         |file| Ok(work_tree.resolve(file)?),
         policy.change_severity(&head, EDIT_RULE),
     )?;

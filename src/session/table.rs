@@ -95,7 +95,7 @@ pub struct Target<'a> {
 pub fn judge_read(
     resolved: &Resolved,
     target: Target<'_>,
-    proposals: Vec<ReadProposal>,
+    mut proposals: Vec<ReadProposal>,
     location: String,
     now_ms: i64,
 ) -> Result<Judgement, Failure> {
@@ -104,12 +104,12 @@ pub fn judge_read(
         base,
         source,
     } = target;
+    let table = table_named(table, &mut proposals, base.as_ref())?;
     let statements: Vec<Statement> = proposals
         .iter()
         .flat_map(|p| p.proposal.statements())
         .cloned()
         .collect();
-    let table = table_named(table, &proposals, &statements, base.as_ref())?;
     let mut errors = other_tables(&table, &proposals, &statements, base.as_ref());
 
     let start = match &base {
@@ -162,31 +162,34 @@ fn new_table_file(proposals: &[ReadProposal]) -> Option<&FileProposal> {
 }
 
 /// The table a run judges: `given`, else the first name the proposals give (a statement, a
-/// schema file, the describing file), else a metadata proposal's directory.
+/// schema file, the describing file), else the directory of the table given: a metadata
+/// proposal names none, nor does a file of session statements only. The statements that name
+/// no table are given it.
 fn table_named(
     given: Option<String>,
-    proposals: &[ReadProposal],
-    statements: &[Statement],
+    proposals: &mut [ReadProposal],
     base: Option<&LoadedTable>,
 ) -> Result<String, Failure> {
-    let has_metadata = proposals
+    let named = proposals
         .iter()
-        .any(|p| matches!(p.proposal, Proposal::Metadata(_)));
-    let named = statements
-        .first()
+        .flat_map(|p| p.proposal.statements())
+        .find(|s| s.names_table())
         .map(|s| s.table.clone())
         .or_else(|| new_table_file(proposals).map(|f| f.file.table.clone()))
         .or_else(|| {
             base.and_then(|b| b.description.as_ref())
                 .map(|d| d.table.clone())
         })
-        .or_else(|| {
-            base.filter(|_| has_metadata)
-                .map(|b| table_name_from_location(&b.metadata.location))
-        });
-    given
-        .or(named)
-        .ok_or_else(|| Failure::Message("the proposal holds no statement".into()))
+        .or_else(|| base.map(|b| table_name_from_location(&b.metadata.location)));
+    let table = given.or(named).ok_or_else(|| {
+        Failure::Message(
+            "the proposal names no table (it holds no table statement, only statements about the session such as USE and SET, or none): give the table with --metadata".into(),
+        )
+    })?;
+    for proposal in proposals {
+        proposal.proposal.name_unnamed(&table);
+    }
+    Ok(table)
 }
 
 /// An error at every statement, schema file or table description about another table.

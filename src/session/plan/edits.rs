@@ -28,6 +28,12 @@ pub struct Base<'a, 'r> {
     pub files: &'a CommitFiles<'r>,
 }
 
+impl<'a, 'r> Base<'a, 'r> {
+    pub fn new(git: &'a Repo, commit: Oid, files: &'a CommitFiles<'r>) -> Base<'a, 'r> {
+        Base { git, commit, files }
+    }
+}
+
 /// A `migration-edit` finding at `severity` for each `.sql` migration of `changed` (files the
 /// change adds, modifies or deletes, relative to `root`, that the globs match) that the base
 /// commit already holds; a modified one points at its first changed line. Each says the commit
