@@ -203,9 +203,10 @@ pub fn route(config: &Config, items: Vec<Item>) -> Result<Vec<Vec<Item>>, Failur
             Item::Ddl { path, statements } => {
                 let mut per_table: Vec<(usize, Vec<Statement>)> = Vec::new();
                 // The table of the file's last table statement, which takes the statements that
-                // name none (they come last); a file without one touches no table.
+                // name none (they come last, and get its name where the table is judged); a file
+                // without one touches no table.
                 let mut last = None;
-                for mut statement in statements {
+                for statement in statements {
                     let index = match statement.names_table() {
                         true => table_of(&statement.table, &statement.source, statement.table_span),
                         false => last,
@@ -214,11 +215,6 @@ pub fn route(config: &Config, items: Vec<Item>) -> Result<Vec<Vec<Item>>, Failur
                         continue;
                     };
                     last = Some(index);
-                    if !statement.names_table()
-                        && let Some(entry) = config.tables.get(index)
-                    {
-                        statement.table = entry.name.clone();
-                    }
                     match per_table.iter_mut().find(|(i, _)| *i == index) {
                         Some((_, list)) => list.push(statement),
                         None => per_table.push((index, vec![statement])),
