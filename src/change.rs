@@ -154,7 +154,8 @@ pub struct Change {
 /// running the migration would make it.
 #[derive(Debug, Clone)]
 pub struct Statement {
-    /// The table name as written (`lake_prod.dim_users`), with its span.
+    /// The table name as written (`lake_prod.dim_users`), with its span. Empty for the session
+    /// statements (`USE`, `SET`, ...) of a file without `ALTER TABLE`, which name no table.
     pub table: String,
     pub table_span: Span,
     pub span: Span,
@@ -204,6 +205,15 @@ impl PartitionTerm {
         } else {
             format!("{}({})", self.transform, self.column)
         }
+    }
+}
+
+impl Statement {
+    /// Whether the statement names its table. One that does not holds a file's session
+    /// statements that no table statement carries: the table the file is judged for (its
+    /// `CREATE TABLE`'s, `--table`'s or `--metadata`'s) takes it, so they are listed there.
+    pub fn names_table(&self) -> bool {
+        !self.table.is_empty()
     }
 }
 

@@ -36,6 +36,16 @@ impl Proposal {
         }
     }
 
+    /// Gives `table` to the statements that name none (a file's session statements without a
+    /// table statement): they are about the table the proposal is judged for.
+    pub fn name_unnamed(&mut self, table: &str) {
+        if let Proposal::Ddl(statements) = self {
+            for statement in statements.iter_mut().filter(|s| !s.names_table()) {
+                statement.table = table.to_string();
+            }
+        }
+    }
+
     pub fn source(&self) -> Option<&Source> {
         match self {
             Proposal::Ddl(statements) => statements.first().map(|s| &s.source),

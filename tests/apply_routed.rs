@@ -151,6 +151,69 @@ fn when_one_table_fails_no_table_is_written() {
     );
 }
 
+/// The migrations `apply` left out as applied, from its notes on stderr.
+fn left_out(output: &Output) -> Vec<String> {
+    text(&output.stderr)
+        .lines()
+        .filter(|l| l.contains("is not judged for") && l.contains("it is applied"))
+        .map(|l| l.split('`').nth(1).unwrap_or_default().to_string())
+        .collect()
+}
+
+#[test]
+fn migrations_head_has_applied_are_not_applied_again() {
+    let lake = lake();
+    common::commit_all(lake.path(), "tables");
+    write(
+        lake.path(),
+        "migrations/0001_tier.sql",
+        "ALTER TABLE db.accounts ADD COLUMN tier int;\n",
+    );
+    applied(lake.path(), &["migrations/0001_tier.sql", "--write"]);
+    common::commit_all(lake.path(), "tier, applied");
+
+    // Applying it again writes nothing: the table already holds it, and
+    // applying it a second time would be "Cannot add column, name already exists".
+    let output = applied(lake.path(), &["migrations/0001_tier.sql", "--write"]);
+    assert_eq!(left_out(&output), ["migrations/0001_tier.sql"]);
+    assert!(
+        text(&output.stdout).starts_with(
+            "1 proposal file of 1 given, 1 already applied at HEAD and left out; 0 of 2 tables"
+        ),
+        "{}",
+        text(&output.stdout)
+    );
+    assert!(!has_version(lake.path(), "accounts", 4));
+    assert_eq!(hint(lake.path(), "accounts"), "3");
+
+    // A new migration beside it is applied onto the table the applied one left.
+    write(
+        lake.path(),
+        "migrations/0002_note.sql",
+        "ALTER TABLE db.accounts ADD COLUMN note string;\n",
+    );
+    let output = applied(
+        lake.path(),
+        &[
+            "migrations/0001_tier.sql",
+            "migrations/0002_note.sql",
+            "--write",
+        ],
+    );
+    assert_eq!(left_out(&output), ["migrations/0001_tier.sql"]);
+    let written = metadata(
+        lake.path(),
+        "warehouse/db/accounts/metadata/v4.metadata.json",
+    );
+    let names = field_names(&written);
+    assert_eq!(
+        names.iter().filter(|n| *n == "tier").count(),
+        1,
+        "{names:?}"
+    );
+    assert_eq!(names.last().map(String::as_str), Some("note"), "{names:?}");
+}
+
 #[test]
 fn one_output_file_takes_one_table() {
     let lake = lake();

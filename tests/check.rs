@@ -1875,11 +1875,21 @@ fn a_merged_migration_edited_is_a_migration_edit_at_its_first_changed_line() {
     let found = edit_findings(&report, &lake);
     assert_eq!(found.len(), 1, "{report:#}");
     assert_eq!(found[0].0, "error");
-    assert!(
-        found[0].1.contains("`migrations/0001_vip.sql` is a migration the base already holds, and this change edits it"),
-        "{found:?}"
+    let (id, date) = merged_commit(&lake);
+    assert_eq!(
+        found[0].1,
+        format!(
+            "migrations are append-only: `migrations/0001_vip.sql` was merged in {id} on {date}, and this change edits it; add a new migration instead (every table and environment that ran it keeps what the old text did)"
+        ),
     );
     assert_eq!(found[0].2, "ALTER TABLE db.events ADD COLUMN vip_tier int;");
+}
+
+/// The commit that merged `migrations/0001_vip.sql` on main, and its date (UTC), as git shows them.
+fn merged_commit(lake: &Lake) -> (String, String) {
+    let shown = lake.git(&["log", "-1", "--format=%h %cs", "--abbrev=7", "main"]);
+    let (id, date) = shown.trim().split_once(' ').unwrap();
+    (id.to_string(), date.to_string())
 }
 
 #[test]
@@ -1891,7 +1901,13 @@ fn a_merged_migration_deleted_is_a_migration_edit() {
     assert_eq!(code, Some(1), "{report:#}");
     let found = edit_findings(&report, &lake);
     assert_eq!(found.len(), 1, "{report:#}");
-    assert!(found[0].1.contains("this change deletes it"), "{found:?}");
+    let (id, date) = merged_commit(&lake);
+    assert!(
+        found[0].1.starts_with(&format!(
+            "migrations are append-only: `migrations/0001_vip.sql` was merged in {id} on {date}, and this change deletes it; add a new migration instead"
+        )),
+        "{found:?}"
+    );
 }
 
 #[test]

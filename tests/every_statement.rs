@@ -176,3 +176,97 @@ fn trinos_partitioning_property_is_read_judged_and_applied() {
         [(1000, "identity"), (1001, "day"), (1002, "bucket[8]")]
     );
 }
+
+/// `(table, kind path)` of every change of a JSON report.
+fn changes(output: &std::process::Output) -> Vec<(String, String)> {
+    let report: Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|_| panic!("{}{}", text(&output.stdout), text(&output.stderr)));
+    report["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            let kind = c["kind"].as_str().unwrap();
+            let path = c["path"].as_str().unwrap();
+            (
+                c["table"].as_str().unwrap().into(),
+                format!("{kind} {path}"),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_file_of_session_statements_only_passes_and_lists_them_for_the_table_given() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "session.sql",
+        "USE lake_prod;\nSET spark.sql.ansi.enabled = true;\nCALL system.expire_snapshots();\n",
+    );
+    let table = root().join(TABLE);
+    let table = table.to_str().unwrap();
+    let lint = |extra: &[&str]| {
+        let mut args = vec![
+            "lint",
+            "session.sql",
+            "--metadata",
+            table,
+            "--format",
+            "json",
+        ];
+        args.extend_from_slice(extra);
+        let output = run(dir.path(), &args);
+        assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+        output
+    };
+    let listed = |table: &str| {
+        [
+            "no-schema-effect USE lake_prod",
+            "no-schema-effect SET spark.sql.ansi.enabled = true",
+            "no-schema-effect CALL system.expire_snapshots",
+        ]
+        .map(|change| (table.to_string(), change.to_string()))
+    };
+    // A metadata file names no table: its location's last segment does.
+    assert_eq!(changes(&lint(&[])), listed("fact_orders"));
+    let named = lint(&["--table", "lake_prod.fact_orders"]);
+    assert_eq!(changes(&named), listed("lake_prod.fact_orders"));
+
+    // The terminal report lists them under the table too.
+    let output = run(dir.path(), &["lint", "session.sql", "--metadata", table]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let stdout = text(&output.stdout);
+    assert!(
+        stdout.contains("fact_orders: schema 0 -> 0, last-column-id 6 -> 6\n")
+            && stdout.contains("  no-schema-effect USE lake_prod\n"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn session_statements_beside_a_create_table_are_listed_with_the_new_table() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "create.sql",
+        "SET spark.sql.ansi.enabled = true;\nCREATE TABLE db.fresh (id bigint, name string);\nUSE db;\n",
+    );
+    let output = run(dir.path(), &["lint", "create.sql", "--format", "json"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let listed: Vec<(String, String)> = changes(&output)
+        .into_iter()
+        .filter(|(_, change)| change.starts_with("no-schema-effect"))
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            (
+                "db.fresh",
+                "no-schema-effect SET spark.sql.ansi.enabled = true"
+            ),
+            ("db.fresh", "no-schema-effect USE db"),
+        ]
+        .map(|(t, c)| (t.to_string(), c.to_string()))
+    );
+}

@@ -275,6 +275,90 @@ fn a_configured_table_without_metadata_yet_is_created_by_its_first_migration() {
     assert_eq!(report["tables"][0]["last_column_id"], 3);
 }
 
+/// `(table, kind path)` of the `no-schema-effect` changes of the report.
+fn no_ops(report: &serde_json::Value) -> Vec<(String, String)> {
+    report["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["kind"] == "no-schema-effect")
+        .map(|c| {
+            (
+                c["table"].as_str().unwrap().to_string(),
+                c["path"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn session_statements_without_an_alter_go_with_the_files_table_or_touch_none() {
+    let lake = lake(false);
+    let config = CONFIG.replace(
+        "proposals:",
+        "  db.fresh:\n    metadata: warehouse/db/fresh\nproposals:",
+    );
+    write(lake.path(), "fieldgate.yaml", &config);
+    // Beside a CREATE TABLE, the session statements go where the CREATE goes.
+    write(
+        lake.path(),
+        "migrations/0001_fresh.sql",
+        "SET spark.sql.ansi.enabled = true;\nCREATE TABLE db.fresh (id bigint);\nUSE db;\n",
+    );
+    // A file of session statements alone names no table.
+    write(
+        lake.path(),
+        "migrations/0002_session.sql",
+        "USE db;\nSET spark.sql.shuffle.partitions = 8;\n",
+    );
+    let output = lint(
+        lake.path(),
+        &[
+            "migrations/0001_fresh.sql",
+            "migrations/0002_session.sql",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let report = json(&output);
+    assert_eq!(tables(&report), ["db.fresh"], "{report}");
+    let fresh = |change: &str| ("db.fresh".to_string(), change.to_string());
+    assert_eq!(
+        no_ops(&report),
+        [fresh("SET spark.sql.ansi.enabled = true"), fresh("USE db")]
+    );
+    assert!(
+        text(&output.stderr).contains("note: `migrations/0002_session.sql` touches no table: it holds only statements about the session"),
+        "{}",
+        text(&output.stderr)
+    );
+
+    // With --table, the table named takes them.
+    write(lake.path(), "fieldgate.yaml", CONFIG);
+    let output = lint(
+        lake.path(),
+        &[
+            "migrations/0002_session.sql",
+            "--table",
+            "db.accounts",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let report = json(&output);
+    assert_eq!(tables(&report), ["db.accounts"], "{report}");
+    let accounts = |change: &str| ("db.accounts".to_string(), change.to_string());
+    assert_eq!(
+        no_ops(&report),
+        [
+            accounts("USE db"),
+            accounts("SET spark.sql.shuffle.partitions = 8")
+        ]
+    );
+}
+
 #[test]
 fn without_a_configuration_or_metadata_lint_says_what_to_do() {
     let dir = tempfile::tempdir().unwrap();
@@ -631,6 +715,96 @@ fn linting_a_fully_applied_history_passes_and_names_what_it_left_out() {
         stdout.contains("passed: 0 errors, 0 warnings, 0 notes"),
         "{stdout}"
     );
+
+    // A machine reader gets the list too: each file with the table it was left out for.
+    let mut args = migrations.clone();
+    args.extend(["--format", "json"]);
+    let report = json(&lint(lake.path(), &args));
+    let listed: Vec<(&str, &str)> = report["applied_migrations"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{report}"))
+        .iter()
+        .map(|a| (a["file"].as_str().unwrap(), a["table"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            ("migrations/accounts/0001_tier.sql", "db.accounts"),
+            ("migrations/accounts/0002_rename.sql", "db.accounts"),
+            ("migrations/fresh/0001_create.sql", "db.fresh"),
+            ("migrations/orders/0001_note.sql", "db.orders"),
+        ]
+    );
+    let mut args = migrations.clone();
+    args.extend(["--format", "markdown"]);
+    let summary = text(&lint(lake.path(), &args).stdout);
+    assert!(
+        summary.contains("4 migrations already applied at HEAD, left out: `migrations/accounts/0001_tier.sql` (`db.accounts`), "),
+        "{summary}"
+    );
+}
+
+#[test]
+fn migrations_committed_with_the_tables_first_metadata_are_applied() {
+    // An engine-written table imported together with the migrations that made it: one commit
+    // holds the table directory (every version) and the migrations, and nothing before it.
+    let lake = lake(true);
+    let steps = [
+        (
+            "migrations/accounts/0001_tier.sql",
+            "ALTER TABLE db.accounts ADD COLUMN tier int COMMENT 'loyalty tier';\n",
+        ),
+        (
+            "migrations/accounts/0002_rename.sql",
+            "ALTER TABLE db.accounts RENAME COLUMN tier TO loyalty_tier;\n",
+        ),
+    ];
+    for (path, sql) in steps {
+        write(lake.path(), path, sql);
+        let applied = fieldgate_in(lake.path(), &["apply", path, "--write"], &[]);
+        assert_eq!(applied.status.code(), Some(0), "{}", text(&applied.stderr));
+    }
+    // Committed with the rest but not applied: judged.
+    write(
+        lake.path(),
+        "migrations/accounts/0003_segment.sql",
+        "ALTER TABLE db.accounts ADD COLUMN segment_v2 string COMMENT 'the new segmentation';\n",
+    );
+    commit_all(lake.path(), "the accounts table and its migrations");
+    let migrations = [
+        "migrations/accounts/0001_tier.sql",
+        "migrations/accounts/0002_rename.sql",
+        "migrations/accounts/0003_segment.sql",
+    ];
+    let mut args = migrations.to_vec();
+    args.extend(["--format", "json"]);
+    let output = lint(lake.path(), &args);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert_eq!(
+        left_out(&output),
+        migrations[..2],
+        "{}",
+        text(&output.stderr)
+    );
+    assert_eq!(
+        changed(&json(&output)),
+        [("add".into(), "segment_v2".into())]
+    );
+
+    // Where the directory lacks the version they started from, nothing is taken as applied.
+    let metadata = lake.path().join("warehouse/db/accounts/metadata");
+    let current: u32 = fs::read_to_string(metadata.join("version-hint.text"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    for version in 1..current {
+        fs::remove_file(metadata.join(format!("v{version}.metadata.json"))).unwrap();
+    }
+    commit_all(lake.path(), "only the current version kept");
+    let output = lint(lake.path(), &migrations[..2]);
+    assert!(left_out(&output).is_empty(), "{}", text(&output.stderr));
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output.stdout));
 }
 
 #[test]

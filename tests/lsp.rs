@@ -806,6 +806,41 @@ fn a_dropped_name_is_hovered_with_the_commit_that_dropped_it() {
     client.shutdown();
 }
 
+#[test]
+fn a_migration_head_has_applied_is_left_out_as_lint_leaves_it_out() {
+    let (_dir, root) = lake();
+    // `vip_level` applied to the table and committed: the migration is history now.
+    let migration = "migrations/dim_users/0001_add_vip_level.sql";
+    let applied = common::fieldgate_in(&root, &["apply", migration, "--write"], &[]);
+    assert!(applied.status.success(), "{applied:?}");
+    common::commit_all(&root, "vip_level applied");
+
+    let path = root.join(migration);
+    let committed = fs::read_to_string(&path).unwrap();
+    let mut client = Client::start();
+    let uri = client.open(&path, &committed);
+    let found = client.diagnostics(&uri, 1);
+    assert!(found.is_empty(), "{found:#?}");
+    let said = client.backlog.iter().any(|n| {
+        n.method == "window/logMessage"
+            && n.params["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("is not judged: it is applied"))
+    });
+    assert!(said, "{:#?}", client.backlog);
+
+    // Edited, it is no longer the text HEAD applied: judged against the table that holds it.
+    let edited = committed.replace("vip_level INT", "vip_level BIGINT");
+    assert_ne!(edited, committed);
+    client.change(&uri, 2, json!([{"text": edited}]));
+    let found = client.diagnostics(&uri, 2);
+    assert!(
+        errors(&found).iter().any(|e| e.contains("already exists")),
+        "{found:#?}"
+    );
+    client.shutdown();
+}
+
 /// The example lake with a second table, `lake_prod.dim_users_copy`, that only the working tree
 /// holds (so it is read from its file, not from `HEAD`): its current metadata file.
 fn lake_with_uncommitted_table() -> (tempfile::TempDir, PathBuf, PathBuf) {

@@ -16,6 +16,7 @@ use fieldgate::failure::Failure;
 use fieldgate::finding::{Finding, Severity};
 use fieldgate::judge::Settings;
 use fieldgate::report::{Format, Run, TableRun, reporter};
+use fieldgate::session::applied::AppliedMigration;
 use fieldgate::session::plan::settings::resolve;
 use fieldgate::session::table::locate_related;
 use fieldgate::session::table::{Judgement, judge};
@@ -209,6 +210,41 @@ fn several_migration_files() {
     ];
     let files: Vec<&str> = files.iter().map(String::as_str).collect();
     scenario("multi_file", &args(&files, Some(&table("events")), None));
+}
+
+#[test]
+fn migrations_left_out_as_applied_are_listed_where_a_machine_reads() {
+    // What routed `lint` reports after leaving out the migrations HEAD has applied: the one
+    // still to apply judged, the applied ones listed (a file of two tables once, with both).
+    let lake = "examples/lake/warehouse/lake_prod";
+    let users = args(
+        &["examples/lake/migrations/dim_users/0002_rename_phone.sql"],
+        Some(&format!("{lake}/dim_users")),
+        None,
+    );
+    let (judgement, settings) = judged(&users);
+    let left_out = |path: &str, table: &str| AppliedMigration {
+        path: PathBuf::from(path),
+        table: table.into(),
+    };
+    let applied = [
+        left_out(
+            "migrations/fact_orders/0001_widen.sql",
+            "lake_prod.fact_orders",
+        ),
+        left_out(
+            "migrations/both/0001_two_tables.sql",
+            "lake_prod.fact_orders",
+        ),
+        left_out(
+            "migrations/dim_users/0001_add_vip_level.sql",
+            "lake_prod.dim_users",
+        ),
+        left_out("migrations/both/0001_two_tables.sql", "lake_prod.dim_users"),
+    ];
+    let run = Run::judged(vec![TableRun::new(&judgement, &settings)], Severity::Error)
+        .with_applied(&applied);
+    snapshot_all("applied", &run);
 }
 
 #[test]

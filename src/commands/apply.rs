@@ -72,9 +72,13 @@ fn routed(
     let lint = &args.lint;
     let fail_on = threshold(lint.fail_on);
     let now = now_ms();
-    let judged = judge_all(&lint.proposal, &repo, cwd, now, TablesFrom::WorkTree)
-        .and_then(|(routed, proposals)| one_output(args, routed.judged).map(|j| (j, proposals)));
-    let (mut judged, proposals) = judged.map_err(|f| failed(f, lint.format, fail_on, out))?;
+    let judged = judge_all(&lint.proposal, &repo, cwd, now, TablesFrom::WorkTree).and_then(
+        |(mut routed, proposals)| {
+            routed.judged = one_output(args, std::mem::take(&mut routed.judged))?;
+            Ok((routed, proposals))
+        },
+    );
+    let (mut routed, proposals) = judged.map_err(|f| failed(f, lint.format, fail_on, out))?;
     let root = std::fs::canonicalize(&repo.root)
         .map_err(|e| Failure::Message(format!("cannot resolve `{}`: {e}", repo.root.display())))?;
     let resolved = resolve_with(
@@ -82,7 +86,7 @@ fn routed(
         Some(repo.config.clone()),
         Some(repo.file.clone()),
     );
-    for (judgement, settings) in &mut judged {
+    for (judgement, settings) in &mut routed.judged {
         // The table is written where it was read: the repository's paths as the file system's.
         if let Some(base) = &mut judgement.base {
             base.location = base.location.under(&root);
@@ -92,15 +96,16 @@ fn routed(
     }
     let given = Given {
         proposals,
-        applied: 0,
+        applied: &routed,
     };
-    let passed = emit_routed(lint, &repo, &judged, given, out)?;
+    let judged = &routed.judged;
+    let passed = emit_routed(lint, &repo, judged, given, out)?;
     let problems = judged.iter().any(|(j, _)| !j.evolution.problems.is_empty());
     if problems || (!passed && !args.force) {
         return Ok(false);
     }
     let mut planned = Vec::new();
-    for (judgement, _) in &judged {
+    for (judgement, _) in judged {
         let home = configured_path(&repo, &judgement.table).map(|p| root.join(p));
         planned.push(plan::planned(args, judgement, home.as_deref(), now)?);
     }

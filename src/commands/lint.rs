@@ -13,7 +13,7 @@ use crate::report::{Run, TableRun};
 use crate::session::now_ms;
 use crate::session::plan::repo_config::{RepoConfig, find_config};
 use crate::session::plan::settings::{Resolved, resolve};
-use crate::session::routed::{TablesFrom, judge_all};
+use crate::session::routed::{Routed, TablesFrom, judge_all};
 use crate::session::table::{Judgement, judge, locate_related};
 
 /// What a command adds to the judgement before it is reported (`apply`'s reader verification),
@@ -76,22 +76,18 @@ fn routed(
     let fail_on = threshold(args.fail_on);
     let (routed, proposals) = judge_all(&args.proposal, &repo, cwd, now_ms(), TablesFrom::Head)
         .map_err(|failure| failed(failure, args.format, fail_on, out))?;
-    let mut applied: Vec<&std::path::Path> =
-        routed.applied.iter().map(|a| a.path.as_path()).collect();
-    applied.sort();
-    applied.dedup();
     let given = Given {
         proposals,
-        applied: applied.len(),
+        applied: &routed,
     };
     emit_routed(args, &repo, &routed.judged, given, out)
 }
 
-/// How many of the files given were proposals, and how many of those `lint` left out as
+/// How many of the files given were proposals, and the migrations among them left out as
 /// applied at HEAD.
-pub struct Given {
+pub struct Given<'a> {
     pub proposals: usize,
-    pub applied: usize,
+    pub applied: &'a Routed,
 }
 
 /// The report of a routed run (`lint`, `apply`), headed by what the files touched; returns
@@ -108,8 +104,8 @@ pub fn emit_routed(
         .iter()
         .map(|(judgement, settings)| TableRun::new(judgement, settings))
         .collect();
-    let run = Run::judged(tables, fail_on);
-    let applied = match given.applied {
+    let run = Run::judged(tables, fail_on).with_applied(&given.applied.applied);
+    let applied = match given.applied.applied_files() {
         0 => String::new(),
         n => format!(", {n} already applied at HEAD and left out"),
     };

@@ -87,15 +87,6 @@ impl Repo {
     /// root) has the content it has at `head` yet: the commit before the oldest of them got that
     /// content. `None` when the history (or a shallow clone's part of it) starts with one of them.
     pub fn before_all(&self, head: Oid, paths: &[PathBuf]) -> Result<Option<Oid>, String> {
-        fn files_of<'r>(
-            repo: &'r Repository,
-            commit: &Commit<'r>,
-        ) -> Result<CommitFiles<'r>, String> {
-            commit
-                .tree()
-                .map(|tree| CommitFiles::new(repo, tree))
-                .map_err(|e| format!("cannot read commit {}: {}", commit.id(), e.message()))
-        }
         let mut commit = self
             .repo
             .find_commit(head)
@@ -112,6 +103,26 @@ impl Repo {
             commit = parent;
         }
         Ok(Some(commit.id()))
+    }
+
+    /// The first-parent ancestor of `at` (or `at` itself) where `path` got the content it has at
+    /// `at` and kept it since: the commit that merged that text. `None` when `at` has no such
+    /// file. A shallow clone's history ends early, at its oldest commit.
+    pub fn merged_in(&self, at: Oid, path: &Path) -> Result<Option<CommitInfo>, String> {
+        let mut commit = self
+            .repo
+            .find_commit(at)
+            .map_err(|e| format!("cannot read commit {at}: {}", e.message()))?;
+        let Some(wanted) = files_of(&self.repo, &commit)?.object_id(path) else {
+            return Ok(None);
+        };
+        while let Ok(parent) = commit.parent(0) {
+            if files_of(&self.repo, &parent)?.object_id(path) != Some(wanted) {
+                break;
+            }
+            commit = parent;
+        }
+        Ok(Some(commit_info(&commit)))
     }
 
     /// Every version of the table at `path` (a metadata file or table directory, relative to the
@@ -159,6 +170,13 @@ impl Repo {
         }
         Ok(versions)
     }
+}
+
+fn files_of<'r>(repo: &'r Repository, commit: &Commit<'r>) -> Result<CommitFiles<'r>, String> {
+    commit
+        .tree()
+        .map(|tree| CommitFiles::new(repo, tree))
+        .map_err(|e| format!("cannot read commit {}: {}", commit.id(), e.message()))
 }
 
 fn commit_info(commit: &Commit<'_>) -> CommitInfo {

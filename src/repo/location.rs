@@ -57,6 +57,17 @@ impl HadoopTable {
     pub fn hint_file(&self) -> PathBuf {
         self.metadata_dir.join("version-hint.text")
     }
+
+    /// The metadata file of another `version` of this table, when `files` hold one (its names
+    /// looked for as [`locate_in`] looks for the current one's).
+    pub fn version_file(&self, files: &dyn Files, version: u64) -> Option<PathBuf> {
+        let versions = Versions {
+            files,
+            dir: &self.metadata_dir,
+        };
+        let name = versions.file_of(version).ok().flatten()?;
+        Some(self.metadata_dir.join(name))
+    }
 }
 
 impl TableLocation {

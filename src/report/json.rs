@@ -1,7 +1,8 @@
 //! The JSON report, version 1. Field order is fixed by construction (serde_json keeps
 //! insertion order). Extensions to the documented shape are additive: `related` on a diagnostic
 //! that has related places, `table` on suppressed findings, `verification` on a table whose
-//! sample data files were read (the `files` of the `verify` document), and `errors` (with the located
+//! sample data files were read (the `files` of the `verify` document), `applied_migrations` (each
+//! migration a routed run left out because HEAD has it applied, with its table), and `errors` (with the located
 //! problems) only when the run could not judge, so a script gets a document to parse even with
 //! exit code 2.
 
@@ -11,6 +12,7 @@ use serde_json::{Map, Value, json};
 
 use crate::finding::{Finding, Location};
 use crate::report::{Reporter, Run};
+use crate::session::plan::routing::slashed;
 use crate::verify::report::json as verify_json;
 
 pub struct Json;
@@ -104,6 +106,14 @@ fn document(run: &Run<'_>) -> Value {
     report.insert("suppressed".into(), suppressed.into());
     report.insert("changes".into(), changes.into());
     report.insert("tables".into(), tables.into());
+    if !run.applied.is_empty() {
+        let applied: Vec<Value> = run
+            .applied
+            .iter()
+            .map(|a| json!({"file": slashed(&a.path), "table": a.table}))
+            .collect();
+        report.insert("applied_migrations".into(), applied.into());
+    }
     if run.failure.is_some() {
         let errors: Vec<Value> = run
             .errors()

@@ -1,8 +1,10 @@
 //! JUnit XML for CI dashboards: a test suite per table and a test case per rule, so a dashboard
 //! shows which invariants each table kept. A rule with a finding at or above `--fail-on` fails;
 //! its findings below that level are kept as the case's output; a rule that is off for the
-//! table, or that this run did not judge (`metadata-drift` in `lint`), is skipped. A run that could not judge is one suite with an `<error>` per problem, as
-//! JUnit marks a test that could not run.
+//! table, or that this run did not judge (`metadata-drift` in `lint`), is skipped. Migrations a
+//! routed run left out as applied at HEAD are skipped cases of an `applied at HEAD` suite. A run
+//! that could not judge is one suite with an `<error>` per problem, as JUnit marks a test that
+//! could not run.
 
 use std::fmt::Write as _;
 use std::io::{self, Write};
@@ -56,6 +58,11 @@ impl Reporter for Junit {
             tests += 1;
             failures += f;
         }
+        if let Some(suite) = applied_suite(run) {
+            suites.push_str(&suite.cases);
+            tests += suite.tests;
+            skipped += suite.skipped;
+        }
         let input_errors = run.errors();
         if !input_errors.is_empty() {
             let mut cases = String::new();
@@ -92,6 +99,33 @@ impl Reporter for Junit {
         write!(out, "{suites}")?;
         writeln!(out, "</testsuites>")
     }
+}
+
+/// The migrations a routed run left out as applied at HEAD: a suite of its own, a skipped case
+/// per file (it was not run again), named by the file and classed by its tables.
+fn applied_suite(run: &Run<'_>) -> Option<Suite> {
+    let files = run.applied_files();
+    if files.is_empty() {
+        return None;
+    }
+    let mut cases = String::new();
+    for (file, tables) in &files {
+        let _ = write!(
+            cases,
+            "    <testcase name=\"{}\" classname=\"{}\">\n      <skipped message=\"already applied at HEAD: not judged again\"/>\n    </testcase>\n",
+            xml(file),
+            xml(&tables.join(", "))
+        );
+    }
+    let n = files.len();
+    Some(Suite {
+        cases: format!(
+            "  <testsuite name=\"applied at HEAD\" tests=\"{n}\" failures=\"0\" errors=\"0\" skipped=\"{n}\">\n{cases}  </testsuite>\n"
+        ),
+        tests: n,
+        failures: 0,
+        skipped: n,
+    })
 }
 
 /// One table's test cases, and how many passed, failed and were skipped.

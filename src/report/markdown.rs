@@ -1,5 +1,5 @@
 //! A Markdown report for `$GITHUB_STEP_SUMMARY` or a pull request comment: the verdict, the
-//! findings as a table, suppressed findings with their reasons, and per changed table its fields
+//! migrations left out as applied at HEAD (one line), the findings as a table, suppressed findings with their reasons, and per changed table its fields
 //! before and after (id, path, type, required) with each change marked, then the changes about
 //! no one field (partition spec, sort order, properties, no-op statements), which is what a
 //! reviewer needs to see without reading the DDL, and how its sample data files read under the
@@ -30,6 +30,7 @@ impl Reporter for Markdown {
     fn write(&self, run: &Run<'_>, out: &mut dyn Write) -> io::Result<()> {
         let mark = if run.passed { "✅" } else { "❌" };
         writeln!(out, "## {mark} fieldgate {}", run.verdict())?;
+        write_applied(run, out)?;
         let errors = run.errors();
         if !errors.is_empty() {
             writeln!(out)?;
@@ -116,6 +117,35 @@ impl Reporter for Markdown {
         }
         Ok(())
     }
+}
+
+/// How many applied files a summary names before it only counts the rest.
+const APPLIED_NAMED: usize = 10;
+
+/// One line naming the migrations left out because HEAD has them applied.
+fn write_applied(run: &Run<'_>, out: &mut dyn Write) -> io::Result<()> {
+    let files = run.applied_files();
+    if files.is_empty() {
+        return Ok(());
+    }
+    let mut named: Vec<String> = files
+        .iter()
+        .take(APPLIED_NAMED)
+        .map(|(file, tables)| {
+            let tables: Vec<String> = tables.iter().map(|t| code(t)).collect();
+            format!("{} ({})", code(file), tables.join(", "))
+        })
+        .collect();
+    if files.len() > APPLIED_NAMED {
+        named.push(format!("and {} more", files.len() - APPLIED_NAMED));
+    }
+    writeln!(out)?;
+    writeln!(
+        out,
+        "{} already applied at HEAD, left out: {}",
+        counted(files.len(), "migration"),
+        named.join(", ")
+    )
 }
 
 fn severity(s: Severity) -> &'static str {

@@ -26,6 +26,7 @@ use crate::finding::{Finding, Location, Severity, locate};
 use crate::judge::Settings;
 use crate::plural::counted;
 use crate::rules::{JUDGED_BY_SOME, registry};
+use crate::session::applied::AppliedMigration;
 use crate::session::table::Judgement;
 
 /// The formats of `--format`.
@@ -73,6 +74,8 @@ pub struct Run<'a> {
     pub passed: bool,
     /// The lowest severity that fails the gate.
     pub fail_on: Severity,
+    /// The migrations a routed run left out because HEAD has them applied, by path.
+    pub applied: Vec<&'a AppliedMigration>,
 }
 
 /// One judged table and the severity each rule ran at for it.
@@ -119,7 +122,29 @@ impl<'a> Run<'a> {
             failure: None,
             passed,
             fail_on,
+            applied: Vec::new(),
         }
+    }
+
+    /// The run with the migrations it left out as applied at HEAD, which machine formats list.
+    pub fn with_applied(mut self, applied: &'a [AppliedMigration]) -> Run<'a> {
+        self.applied = applied.iter().collect();
+        self.applied
+            .sort_by(|a, b| (&a.path, &a.table).cmp(&(&b.path, &b.table)));
+        self
+    }
+
+    /// The files left out as applied, each once, in path order, with the tables they are for.
+    pub fn applied_files(&self) -> Vec<(String, Vec<&'a str>)> {
+        let mut files: Vec<(String, Vec<&'a str>)> = Vec::new();
+        for applied in &self.applied {
+            let file = crate::session::plan::routing::slashed(&applied.path);
+            match files.last_mut() {
+                Some((last, tables)) if *last == file => tables.push(&applied.table),
+                _ => files.push((file, vec![&applied.table])),
+            }
+        }
+        files
     }
 
     /// The run with findings about its configuration, which count towards the verdict.
@@ -137,6 +162,7 @@ impl<'a> Run<'a> {
             failure: Some(failure),
             passed: false,
             fail_on,
+            applied: Vec::new(),
         }
     }
 

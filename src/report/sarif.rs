@@ -2,7 +2,8 @@
 //! (the same text as `fieldgate explain`), a result per finding with its physical location, the
 //! quoted text as the region's snippet and the whole statement as its context region, related
 //! places as `relatedLocations`. A run that could not judge reports `executionSuccessful: false`
-//! with the located problems as tool execution notifications.
+//! with the located problems as tool execution notifications; a migration a routed run left out
+//! as applied at HEAD is a `note` notification on its file.
 //!
 //! Columns count Unicode code points (`columnKind`), as `finding::line_col` does. Artifact URIs
 //! are the paths as given on the command line, made URI references (relative paths stay
@@ -38,7 +39,7 @@ fn document(run: &Run<'_>, docs: &[RuleDoc]) -> Value {
         .into_iter()
         .map(|f| result(run, f, docs))
         .collect();
-    let notifications: Vec<Value> = run
+    let mut notifications: Vec<Value> = run
         .errors()
         .iter()
         .map(|e| {
@@ -52,6 +53,11 @@ fn document(run: &Run<'_>, docs: &[RuleDoc]) -> Value {
             Value::Object(n)
         })
         .collect();
+    notifications.extend(
+        run.applied_files()
+            .iter()
+            .map(|(file, tables)| applied(file, tables)),
+    );
     let mut invocation = Map::new();
     invocation.insert("executionSuccessful".into(), run.failure.is_none().into());
     if !notifications.is_empty() {
@@ -75,6 +81,23 @@ fn document(run: &Run<'_>, docs: &[RuleDoc]) -> Value {
         }]
     })
 }
+
+/// A migration left out because HEAD has it applied: a note on the file, which was not analysed.
+fn applied(file: &str, tables: &[&str]) -> Value {
+    let tables: Vec<String> = tables.iter().map(|t| format!("`{t}`")).collect();
+    json!({
+        "descriptor": {"id": APPLIED},
+        "level": "note",
+        "message": {"text": format!(
+            "Not judged: already applied at HEAD (HEAD holds it unchanged, and the committed metadata of {} holds its changes).",
+            tables.join(", ")
+        )},
+        "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri_reference(file)}}}],
+    })
+}
+
+/// The notification id of a migration left out as applied.
+const APPLIED: &str = "applied-migration";
 
 /// A catalogue entry as a `reportingDescriptor`.
 fn rule(doc: &RuleDoc) -> Value {

@@ -6,8 +6,10 @@
 //! "Applied" is decided from the repository, never from a file name: the migrations HEAD
 //! holds (their text at HEAD, in path order) are applied, one file after another, to the
 //! table as it was committed just before the oldest of them got that text (its first-parent
-//! ancestor; nothing there when the history starts with them, so only a `CREATE TABLE` can
-//! begin), and the longest run of them that gives the table committed at HEAD (by everything
+//! ancestor). When no table was committed there (the history starts with them, or the table's
+//! first metadata came in the same commit), a `CREATE TABLE` may begin, or they start from one of
+//! the earlier versions HEAD's table directory holds (an engine-written table committed together
+//! with the migrations that made it). The longest run of them that gives the table committed at HEAD (by everything
 //! the gate judges, as `metadata-drift` compares, and the properties they set) is applied.
 //! Of those, the files the working tree holds unchanged are left out; an edited one is judged,
 //! and so is every migration after the run (committed without its metadata, or new).
@@ -24,7 +26,7 @@ use crate::frontend::ddl::Dialect;
 use crate::iceberg::metadata::TableMetadata;
 use crate::repo::config::Config;
 use crate::repo::git::{CommitFiles, Repo};
-use crate::repo::location::{Files, locate_in};
+use crate::repo::location::{Files, TableLocation, locate_in};
 use crate::session::drift::same_state;
 use crate::session::input::iceberg_table;
 use crate::session::plan::routing::{Item, parse_sources, route, slashed};
@@ -70,10 +72,15 @@ pub fn applied_at_head(
     };
     let files = history.git.files_at(head).map_err(Failure::Message)?;
     let committed = committed_migrations(history, &files, index, items);
-    if committed.is_empty() {
+    // Only an unchanged file is left out: with none, the history need not be read (an editor
+    // judges an edited migration on every keystroke).
+    if !committed.iter().any(|c| c.unchanged) {
         return Ok(applied);
     }
-    let Some(at_head) = table_at(&files, table_path) else {
+    let Ok(location) = locate_in(&files, table_path) else {
+        return Ok(applied);
+    };
+    let Some(at_head) = table_at(&files, location.clone()) else {
         return Ok(applied);
     };
     let paths: Vec<PathBuf> = committed.iter().map(|c| c.path.clone()).collect();
@@ -86,7 +93,17 @@ pub fn applied_at_head(
         None => None,
     };
     let migrations: Vec<&[Statement]> = committed.iter().map(|c| c.statements.as_slice()).collect();
-    let count = applied_count(start.as_ref(), &migrations, &at_head);
+    let count = match &start {
+        Some(start) => applied_count(Some(start), &migrations, &at_head),
+        None => {
+            let created = applied_count(None, &migrations, &at_head);
+            let versions = Earlier {
+                files: &files,
+                location: &location,
+            };
+            created.max(versions.applied_count(&migrations, &at_head))
+        }
+    };
     for migration in committed[..count].iter().filter(|c| c.unchanged) {
         applied[migration.item] = true;
     }
@@ -158,9 +175,8 @@ fn statements_at_head(
     }
 }
 
-/// The table's Iceberg metadata in `files`; `None` when there is none that reads.
-fn table_at(files: &CommitFiles<'_>, table_path: &Path) -> Option<TableMetadata> {
-    let location = locate_in(files, table_path).ok()?;
+/// The table's Iceberg metadata at `location` in `files`; `None` when it does not read.
+fn table_at(files: &CommitFiles<'_>, location: TableLocation) -> Option<TableMetadata> {
     let text = files.read_metadata(&location.metadata_file).ok()?;
     let name = slashed(&location.metadata_file);
     let source = std::sync::Arc::new(crate::change::SourceFile { name, text });
@@ -173,7 +189,51 @@ fn table_at_commit(
     table_path: &Path,
 ) -> Result<Option<TableMetadata>, Failure> {
     let files = git.files_at(commit).map_err(Failure::Message)?;
-    Ok(table_at(&files, table_path))
+    Ok(locate_in(&files, table_path)
+        .ok()
+        .and_then(|location| table_at(&files, location)))
+}
+
+/// How many earlier versions of a table [`Earlier`] tries as the start of its migrations: each
+/// costs a metadata file parsed and the migrations evolved once more.
+const EARLIER_VERSIONS: u64 = 64;
+
+/// The earlier versions HEAD holds of a table in the Hadoop layout, for when its migrations
+/// came into the history with its first metadata (an engine-written table committed together
+/// with the migrations that made it): nothing was committed before them, but the table
+/// directory holds the versions they started from.
+struct Earlier<'a, 'r> {
+    files: &'a CommitFiles<'r>,
+    location: &'a TableLocation,
+}
+
+impl Earlier<'_, '_> {
+    /// The longest run of `migrations` that gives `committed` from one of the versions before
+    /// the current one (the last [`EARLIER_VERSIONS`], oldest first); 0 when none does.
+    fn applied_count(&self, migrations: &[&[Statement]], committed: &TableMetadata) -> usize {
+        let Some(hadoop) = &self.location.hadoop else {
+            return 0;
+        };
+        let first = hadoop.version.saturating_sub(EARLIER_VERSIONS).max(1);
+        let mut best = 0;
+        for version in first..hadoop.version {
+            let Some(file) = hadoop.version_file(self.files, version) else {
+                continue;
+            };
+            let location = TableLocation {
+                metadata_file: file,
+                hadoop: None,
+            };
+            let Some(start) = table_at(self.files, location) else {
+                continue;
+            };
+            best = best.max(applied_count(Some(&start), migrations, committed));
+            if best == migrations.len() {
+                break;
+            }
+        }
+        best
+    }
 }
 
 /// How many of `migrations` (each one file's statements for the table), applied one file after

@@ -3,7 +3,8 @@
 //! directory or above (inside its git repository); the proposals judged are the ones `lint`
 //! would be given for a commit of everything not yet committed (the working tree's changed and
 //! new proposal files, and every open buffer that is a proposal) up to this file in path order,
-//! against the table as committed at `HEAD` (else the working tree's). An open `fieldgate.yaml`
+//! against the table as committed at `HEAD` (else the working tree's), without the migrations
+//! `HEAD` holds applied (a buffer that is one is not judged, as `lint` leaves it out). An open `fieldgate.yaml`
 //! routes by its unsaved text (the one on disk must still parse: it finds the repository). The
 //! configuration itself is checked at its spans: parse errors, globs, the tables' locations.
 
@@ -24,7 +25,7 @@ use crate::session::now_ms;
 use crate::session::plan::repo_config::{RepoConfig, find_config};
 use crate::session::plan::routing::{is_proposal, slashed};
 use crate::session::plan::settings::{config_failure_in, resolve_with};
-use crate::session::routed::{TablesFrom, judge_sources, skip_reason_of};
+use crate::session::routed::{Routed, TablesFrom, judge_sources, skip_reason_of};
 use crate::session::table::{self, Judgement};
 
 /// The open buffers' texts by absolute path.
@@ -129,7 +130,7 @@ fn judge_proposal(path: &Path, config: &Path, texts: &Texts) -> Result<Judged, F
         compatibility: None,
     };
     let resolved = resolve_with(&args, Some(repo.config.clone()), Some(config.to_path_buf()));
-    let judged = judge_sources(
+    let routed = judge_sources(
         &repo,
         &resolved,
         None,
@@ -138,11 +139,30 @@ fn judge_proposal(path: &Path, config: &Path, texts: &Texts) -> Result<Judged, F
         now_ms(),
         TablesFrom::HeadKept,
     )?;
+    if let Some(why) = applied(&routed, relative) {
+        return Ok(Judged::Skipped(why));
+    }
     Ok(Judged::Proposal {
         relative: relative.to_path_buf(),
         root,
         dialect: table::dialect(resolved.dialect),
-        judged,
+        judged: routed.judged,
+    })
+}
+
+/// Why the file at `relative` is not judged when HEAD holds it applied: it is history, as
+/// `lint` leaves it out (unless it also changes a table for which it is not).
+fn applied(routed: &Routed, relative: &Path) -> Option<String> {
+    let judged_here = routed
+        .judged
+        .iter()
+        .any(|(j, _)| j.proposals.iter().any(|p| p.path == relative));
+    let table = routed.applied.iter().find(|a| a.path == relative)?;
+    (!judged_here).then(|| {
+        format!(
+            "it is applied: HEAD has it unchanged, and the committed metadata of `{}` holds its changes",
+            table.table
+        )
     })
 }
 

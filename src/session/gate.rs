@@ -34,7 +34,7 @@ use crate::session::input::{
     ReadProposal, describe, parse_metadata, parse_proposal, schema_file_failure,
 };
 use crate::session::live::{Catalogs, drift_finding, trusted_config};
-use crate::session::plan::edits::{RULE as EDIT_RULE, edited_migrations};
+use crate::session::plan::edits::{Base as MergedBase, RULE as EDIT_RULE, edited_migrations};
 use crate::session::plan::links::Reached;
 use crate::session::plan::policy::Policy;
 use crate::session::plan::repo_config::{config_failure, load_repo_config};
@@ -89,7 +89,7 @@ pub fn gate(args: &CheckArgs, fail_on: Severity) -> Result<Gated, Failure> {
     let edits = edited_migrations(
         &proposals,
         &root,
-        &base_files,
+        &MergedBase::new(&repo, base.commit, &base_files),
         |file| Ok(work_tree.resolve(file)?),
         policy.change_severity(&head, EDIT_RULE),
     )?;

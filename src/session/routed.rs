@@ -17,7 +17,9 @@ use crate::repo::work_tree::RepoWorkTree;
 use crate::session::applied::{AppliedMigration, History, applied_at_head};
 use crate::session::input::read_source_named;
 use crate::session::plan::repo_config::{RepoConfig, config_failure};
-use crate::session::plan::routing::{Item, is_proposal, parse_sources, route, slashed};
+use crate::session::plan::routing::{
+    Item, is_proposal, name_unnamed, parse_sources, route, slashed,
+};
 use crate::session::plan::settings::{Resolved, resolve_with};
 use crate::session::source::{HeadOrWorkTree, TableSource};
 use crate::session::table::{self, Judgement, Target, judge_read, locate_related, read_in_order};
@@ -39,10 +41,23 @@ pub enum TablesFrom {
 }
 
 /// What a routed run judged: every touched table in the configuration's order, and the
-/// migrations it left out because HEAD has them applied (`TablesFrom::Head` only).
+/// migrations it left out because HEAD has them applied (in a git repository).
 pub struct Routed {
     pub judged: Vec<(Judgement, Settings)>,
     pub applied: Vec<AppliedMigration>,
+    /// Files of statements about the session only (`USE`, `SET`, ...), which name no table,
+    /// without `--table` to give them one: they touch no table.
+    pub tableless: Vec<PathBuf>,
+}
+
+impl Routed {
+    /// How many files were left out as applied (a file may be applied for several tables).
+    pub fn applied_files(&self) -> usize {
+        let mut files: Vec<&Path> = self.applied.iter().map(|a| a.path.as_path()).collect();
+        files.sort();
+        files.dedup();
+        files.len()
+    }
 }
 
 /// Every touched table judged, and how many files were proposals.
@@ -60,8 +75,14 @@ pub fn judge_all(
         sources.push((file.clone(), read_source_named(file, slashed(file))?));
     }
     let table = args.table.as_deref();
-    let mut routed = judge_routed(repo, &resolved, table, sources, cwd, now_ms, from)?;
+    let mut routed = judge_sources(repo, &resolved, table, sources, cwd, now_ms, from)?;
     routed.applied.sort_by(|a, b| a.path.cmp(&b.path));
+    for file in &routed.tableless {
+        crate::pipe::to_stderr(&format!(
+            "note: `{}` touches no table: it holds only statements about the session (`USE`, `SET`, ...), which change none (give --table NAME to list them with that table)",
+            file.display()
+        ));
+    }
     for applied in &routed.applied {
         crate::pipe::to_stderr(&format!(
             "note: `{}` is not judged for `{}`: it is applied (HEAD has it unchanged, and the table's committed metadata holds its changes)",
@@ -70,22 +91,6 @@ pub fn judge_all(
         ));
     }
     Ok((routed, files.len()))
-}
-
-/// Proposal texts (each with its path relative to `cwd`, in path order) routed to their tables
-/// and judged, every touched table in the configuration's order: what `lint` does with the
-/// files it reads, and what the language server does with unsaved buffers. `table` is
-/// `--table`, the name every statement must use.
-pub fn judge_sources(
-    repo: &RepoConfig,
-    resolved: &Resolved,
-    table: Option<&str>,
-    sources: Vec<(PathBuf, Source)>,
-    cwd: &Path,
-    now_ms: i64,
-    from: TablesFrom,
-) -> Result<Vec<(Judgement, Settings)>, Failure> {
-    judge_routed(repo, resolved, table, sources, cwd, now_ms, from).map(|r| r.judged)
 }
 
 /// What every touched table is judged with.
@@ -102,8 +107,11 @@ struct Routing<'a> {
     from: TablesFrom,
 }
 
-/// [`judge_sources`], with the migrations left out as applied.
-fn judge_routed(
+/// Proposal texts (each with its path relative to `cwd`, in path order) routed to their tables
+/// and judged, every touched table in the configuration's order, without the migrations HEAD
+/// has applied: what `lint` and `apply` do with the files they read, and what the language
+/// server does with unsaved buffers. `named` is `--table`, the name every statement must use.
+pub fn judge_sources(
     repo: &RepoConfig,
     resolved: &Resolved,
     named: Option<&str>,
@@ -116,7 +124,8 @@ fn judge_routed(
         config, dir, root, ..
     } = repo;
     let dialect = table::dialect(resolved.dialect);
-    let items = parse_sources(sources, dialect)?;
+    let mut items = parse_sources(sources, dialect)?;
+    let tableless = name_unnamed(&mut items, named);
     let routed = route(config, items)?;
     // A table whose first proposal creates it needs no metadata on disk yet.
     let created: Vec<PathBuf> = config
@@ -151,6 +160,7 @@ fn judge_routed(
     let mut out = Routed {
         judged: Vec::new(),
         applied: Vec::new(),
+        tableless,
     };
     let mut errors = Vec::new();
     let tables = config.tables.iter().zip(&locations).zip(routed);
@@ -173,8 +183,10 @@ fn judge_routed(
 }
 
 impl Routing<'_> {
-    /// The table's items without the migrations HEAD has applied (each added to `applied`),
-    /// when the tables are read from HEAD for `lint`.
+    /// The table's items without the migrations HEAD has applied (each added to `applied`).
+    /// Whatever the table is read from: `lint` judges what is not history yet, the editor
+    /// does the same, and `apply`, which reads the working tree, must not apply a migration
+    /// a second time onto the table that already holds it.
     fn unapplied(
         &self,
         index: usize,
@@ -186,12 +198,7 @@ impl Routing<'_> {
         if items.is_empty() {
             return Ok(items);
         }
-        let Some(git) = self
-            .repo
-            .git
-            .as_ref()
-            .filter(|_| self.from == TablesFrom::Head)
-        else {
+        let Some(git) = &self.repo.git else {
             return Ok(items);
         };
         let history = History {

@@ -104,12 +104,12 @@ pub fn judge_read(
         base,
         source,
     } = target;
+    let table = table_named(table, &proposals, base.as_ref())?;
     let statements: Vec<Statement> = proposals
         .iter()
         .flat_map(|p| p.proposal.statements())
         .cloned()
         .collect();
-    let table = table_named(table, &proposals, &statements, base.as_ref())?;
     let mut errors = other_tables(&table, &proposals, &statements, base.as_ref());
 
     let start = match &base {
@@ -162,34 +162,33 @@ fn new_table_file(proposals: &[ReadProposal]) -> Option<&FileProposal> {
 }
 
 /// The table a run judges: `given`, else the first name the proposals give (a statement, a
-/// schema file, the describing file), else a metadata proposal's directory.
+/// schema file, the describing file), else the directory of the table given: a metadata
+/// proposal names none, nor does a file of session statements only.
 fn table_named(
     given: Option<String>,
     proposals: &[ReadProposal],
-    statements: &[Statement],
     base: Option<&LoadedTable>,
 ) -> Result<String, Failure> {
-    let has_metadata = proposals
+    let named = proposals
         .iter()
-        .any(|p| matches!(p.proposal, Proposal::Metadata(_)));
-    let named = statements
-        .first()
+        .flat_map(|p| p.proposal.statements())
+        .find(|s| s.names_table())
         .map(|s| s.table.clone())
         .or_else(|| new_table_file(proposals).map(|f| f.file.table.clone()))
         .or_else(|| {
             base.and_then(|b| b.description.as_ref())
                 .map(|d| d.table.clone())
         })
-        .or_else(|| {
-            base.filter(|_| has_metadata)
-                .map(|b| table_name_from_location(&b.metadata.location))
-        });
-    given
-        .or(named)
-        .ok_or_else(|| Failure::Message("the proposal holds no statement".into()))
+        .or_else(|| base.map(|b| table_name_from_location(&b.metadata.location)));
+    given.or(named).ok_or_else(|| {
+        Failure::Message(
+            "the proposal names no table (it holds no table statement, only statements about the session such as USE and SET, or none): give the table with --metadata".into(),
+        )
+    })
 }
 
-/// An error at every statement, schema file or table description about another table.
+/// An error at every statement, schema file or table description about another table (a
+/// statement that names none is about the table judged).
 fn other_tables(
     table: &str,
     proposals: &[ReadProposal],
@@ -214,7 +213,7 @@ fn other_tables(
             ));
         }
     };
-    for statement in statements {
+    for statement in statements.iter().filter(|s| s.names_table()) {
         let what = match statement.source.name.to_ascii_lowercase().ends_with(".sql") {
             true => "statement",
             false => "schema file",
@@ -262,15 +261,19 @@ fn stated_mapping(proposals: &[ReadProposal], base: Option<&LoadedTable>) -> Opt
 
 /// One table judged once its start is known: the proposals (read in order) evolved once and in
 /// order, problems as findings, every rule, notes and suppressions. Every command judges a table
-/// through here; `check` then adds its drift and verification findings.
+/// through here; `check` then adds its drift and verification findings. Statements that name
+/// no table (a file's session statements) are given this one.
 pub fn judge_from(
     table: String,
     base: Option<LoadedTable>,
     start: &TableMetadata,
-    proposals: Vec<ReadProposal>,
+    mut proposals: Vec<ReadProposal>,
     settings: &Settings,
     now_ms: i64,
 ) -> Result<Judgement, Failure> {
+    for proposal in &mut proposals {
+        proposal.proposal.name_unnamed(&table);
+    }
     let statements: Vec<Statement> = proposals
         .iter()
         .flat_map(|p| p.proposal.statements())

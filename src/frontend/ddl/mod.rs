@@ -119,21 +119,33 @@ fn parse_within(source: &Source, dialect: Dialect, cap: u64) -> (Vec<Statement>,
     if within {
         budget.finish(&mut errors);
     }
-    list_trailing_session(&mut statements, session);
+    list_trailing_session(&mut statements, session, source);
     errors.sort_by_key(|e| e.span.offset);
     (statements, errors)
 }
 
 /// Session statements after the last `ALTER` (or before a `CREATE TABLE` that no `ALTER`
-/// follows) are listed with the last `ALTER` of the file; a file without one lists them nowhere,
-/// since no table change carries them.
-fn list_trailing_session(statements: &mut [Statement], session: Vec<Change>) {
+/// follows) are listed with the last `ALTER` of the file. A file without one (only `CREATE
+/// TABLE`, or only session statements) gets them as a last statement that names no table: the
+/// table the file is judged for takes it (see [`Statement::names_table`]).
+fn list_trailing_session(statements: &mut Vec<Statement>, session: Vec<Change>, source: &Source) {
+    let (Some(first), Some(last)) = (session.first(), session.last()) else {
+        return;
+    };
+    let span = Span::from_range(first.origin.statement.offset, last.origin.statement.end());
     let last_alter = statements.iter_mut().rev().find_map(|s| match &mut s.kind {
         StatementKind::Alter(changes) => Some(changes),
         StatementKind::CreateTable(_) => None,
     });
-    if let Some(changes) = last_alter {
-        changes.extend(session);
+    match last_alter {
+        Some(changes) => changes.extend(session),
+        None => statements.push(Statement {
+            table: String::new(),
+            table_span: Span::new(span.offset, 0),
+            span,
+            source: source.clone(),
+            kind: StatementKind::Alter(session),
+        }),
     }
 }
 

@@ -186,6 +186,58 @@ fn use_qualifies_later_tables_and_session_statements_are_no_ops() {
 }
 
 #[test]
+fn session_statements_no_alter_carries_are_one_last_statement_naming_no_table() {
+    let text = "USE lake_prod;\nSET a = b;\n";
+    let statements = parse_sql(source(text), Dialect::Spark).unwrap();
+    assert_eq!(statements.len(), 1, "{statements:#?}");
+    let only = &statements[0];
+    assert!(!only.names_table());
+    assert_eq!(
+        &text[only.span.offset..only.span.end()],
+        "USE lake_prod;\nSET a = b"
+    );
+    let StatementKind::Alter(changes) = &only.kind else {
+        panic!("{only:#?}")
+    };
+    let listed: Vec<&ChangeKind> = changes.iter().map(|c| &c.kind).collect();
+    assert_eq!(
+        listed,
+        [
+            &ChangeKind::NoSchemaEffect {
+                statement: "USE lake_prod".into()
+            },
+            &ChangeKind::NoSchemaEffect {
+                statement: "SET a = b".into()
+            }
+        ]
+    );
+
+    // Beside a CREATE TABLE, after it: the table judged takes them, as it takes the CREATE's.
+    let text = "SET a = b;\nCREATE TABLE db.t (id bigint);\nRESET;\n";
+    let statements = parse_sql(source(text), Dialect::Spark).unwrap();
+    assert_eq!(statements.len(), 2, "{statements:#?}");
+    assert!(matches!(statements[0].kind, StatementKind::CreateTable(_)));
+    assert!(!statements[1].names_table());
+    let StatementKind::Alter(changes) = &statements[1].kind else {
+        panic!("{statements:#?}")
+    };
+    assert_eq!(changes.len(), 2);
+
+    // An ALTER anywhere in the file carries them, and every statement names its table.
+    let text = "SET a = b;\nALTER TABLE db.t DROP TAG v1;\nCREATE TABLE db.u (id bigint);\n";
+    let statements = parse_sql(source(text), Dialect::Spark).unwrap();
+    assert!(
+        statements.iter().all(|s| s.names_table()),
+        "{statements:#?}"
+    );
+    assert!(
+        parse_sql(source("-- nothing\n"), Dialect::Spark)
+            .unwrap()
+            .is_empty()
+    );
+}
+
+#[test]
 fn refresh_table_changes_nothing_and_is_spark_s() {
     let got = kinds("REFRESH TABLE `lake_prod`.dim_users", Dialect::Spark);
     assert_eq!(got[0].0, "`lake_prod`.dim_users");

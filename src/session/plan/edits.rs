@@ -7,10 +7,12 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use git2::Oid;
+
 use crate::change::{Origin, Span};
 use crate::failure::Failure;
 use crate::finding::{Finding, Severity};
-use crate::repo::git::CommitFiles;
+use crate::repo::git::{CommitFiles, Repo};
 use crate::repo::location::Files;
 use crate::session::input::read_source_named;
 use crate::session::plan::routing::slashed;
@@ -19,13 +21,27 @@ pub const RULE: &str = "migration-edit";
 
 const HELP: &str = "leave merged migrations as they are and write the change as a new migration after them; to undo a merged one, write the statements that reverse it";
 
+/// The base commit the change is judged against, where merged migrations are looked up.
+pub struct Base<'a, 'r> {
+    pub git: &'a Repo,
+    pub commit: Oid,
+    pub files: &'a CommitFiles<'r>,
+}
+
+impl<'a, 'r> Base<'a, 'r> {
+    pub fn new(git: &'a Repo, commit: Oid, files: &'a CommitFiles<'r>) -> Base<'a, 'r> {
+        Base { git, commit, files }
+    }
+}
+
 /// A `migration-edit` finding at `severity` for each `.sql` migration of `changed` (files the
 /// change adds, modifies or deletes, relative to `root`, that the globs match) that the base
-/// commit already holds; a modified one points at its first changed line.
+/// commit already holds; a modified one points at its first changed line. Each says the commit
+/// and date that merged the base's text.
 pub fn edited_migrations(
     changed: &[&PathBuf],
     root: &Path,
-    base_files: &CommitFiles<'_>,
+    base: &Base<'_, '_>,
     read_from: impl Fn(&Path) -> Result<PathBuf, Failure>,
     severity: Option<Severity>,
 ) -> Result<Vec<Finding>, Failure> {
@@ -35,22 +51,26 @@ pub fn edited_migrations(
     let mut out = Vec::new();
     // A schema file states the table as it should be, so editing it is how it proposes.
     let migrations = changed.iter().filter(|f| is_migration(f));
-    for file in migrations.filter(|f| base_files.is_file(f)) {
+    for file in migrations.filter(|f| base.files.is_file(f)) {
         let name = slashed(file);
+        let merged = match base.git.merged_in(base.commit, file)? {
+            Some(commit) => format!("`{name}` was merged in {} on {}", commit.id, commit.date),
+            None => format!("`{name}` was merged before this change"),
+        };
         let (message, origin) = if fs::symlink_metadata(root.join(file)).is_err() {
             let message = format!(
-                "`{name}` is a migration the base already holds, and this change deletes it: the tables it changed keep its changes, but a table built from the migrations no longer gets them"
+                "migrations are append-only: {merged}, and this change deletes it; add a new migration instead (the tables it changed keep its changes, but a table built from the migrations no longer gets them)"
             );
             (message, None)
         } else {
             let source = read_source_named(&read_from(file)?, name.clone())?;
-            let was = base_files.read_to_string(file).unwrap_or_default();
+            let was = base.files.read_to_string(file).unwrap_or_default();
             if was == source.text {
                 continue;
             }
             let at = first_change(&was, &source.text);
             let message = format!(
-                "`{name}` is a migration the base already holds, and this change edits it: every table and environment that ran it keeps what the old text did"
+                "migrations are append-only: {merged}, and this change edits it; add a new migration instead (every table and environment that ran it keeps what the old text did)"
             );
             let origin = Origin {
                 source,

@@ -202,12 +202,19 @@ pub fn route(config: &Config, items: Vec<Item>) -> Result<Vec<Vec<Item>>, Failur
         match item {
             Item::Ddl { path, statements } => {
                 let mut per_table: Vec<(usize, Vec<Statement>)> = Vec::new();
+                // The table of the file's last table statement, which takes the statements that
+                // name none (they come last, and get its name where the table is judged); a file
+                // without one touches no table.
+                let mut last = None;
                 for statement in statements {
-                    let Some(index) =
-                        table_of(&statement.table, &statement.source, statement.table_span)
-                    else {
+                    let index = match statement.names_table() {
+                        true => table_of(&statement.table, &statement.source, statement.table_span),
+                        false => last,
+                    };
+                    let Some(index) = index else {
                         continue;
                     };
+                    last = Some(index);
                     match per_table.iter_mut().find(|(i, _)| *i == index) {
                         Some((_, list)) => list.push(statement),
                         None => per_table.push((index, vec![statement])),
@@ -237,6 +244,29 @@ pub fn route(config: &Config, items: Vec<Item>) -> Result<Vec<Vec<Item>>, Failur
     } else {
         Err(Failure::Located(errors))
     }
+}
+
+/// Gives the session statements of files that name no table (only `USE`, `SET`, ...) to
+/// `table` (`--table`) when it is given; returns the files that still touch no table.
+pub fn name_unnamed(items: &mut [Item], table: Option<&str>) -> Vec<PathBuf> {
+    let mut tableless = Vec::new();
+    for item in items {
+        let Item::Ddl { path, statements } = item else {
+            continue;
+        };
+        if statements.iter().any(Statement::names_table) || statements.is_empty() {
+            continue;
+        }
+        match table {
+            Some(table) => {
+                for statement in statements.iter_mut() {
+                    statement.table = table.to_string();
+                }
+            }
+            None => tableless.push(path.clone()),
+        }
+    }
+    tableless
 }
 
 /// The configured table names for an error's help, the first few when there are many.
