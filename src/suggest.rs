@@ -61,6 +61,53 @@ fn edit_distance(a: &str, b: &str) -> usize {
     row[b.len()]
 }
 
+/// The candidate closest to `wanted` (ignoring case), if it is close enough to be a typo: one
+/// edit (a transposition counts as one) per three characters of `wanted`, at least one, and
+/// never every character (`c` is no typo of `a`). The schema file reader's suggestion, for keys,
+/// mappings, transforms, type names and columns; stricter than [`closest`] on short names
+/// and kinder to swapped letters (`nmae` is `name`).
+pub fn closest_key<'c>(
+    wanted: &str,
+    candidates: impl IntoIterator<Item = &'c str>,
+) -> Option<&'c str> {
+    let wanted_lower = wanted.to_lowercase();
+    let len = wanted.chars().count();
+    let limit = (len / 3).max(1).min(len.saturating_sub(1));
+    candidates
+        .into_iter()
+        .map(|c| (osa_distance(&wanted_lower, &c.to_lowercase()), c))
+        .filter(|(d, _)| *d <= limit)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}
+
+/// Optimal-string-alignment distance: insertions, deletions, substitutions and transpositions
+/// of neighbours each cost one.
+fn osa_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut rows = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in rows.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in rows[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut d = (rows[i - 1][j] + 1)
+                .min(rows[i][j - 1] + 1)
+                .min(rows[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                d = d.min(rows[i - 2][j - 2] + 1);
+            }
+            rows[i][j] = d;
+        }
+    }
+    rows[a.len()][b.len()]
+}
+
 #[cfg(test)]
 mod tests {
     use super::{MAX_CELLS, closest, closest_within};

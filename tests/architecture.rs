@@ -15,19 +15,15 @@ const FILE_LIMIT: usize = 600;
 
 /// Functions over [`FUNCTION_LIMIT`] lines today: `file::name`, lines.
 const LONG_FUNCTIONS: &[(&str, usize)] = &[
-    ("src/frontend/schema_file/read.rs::file", 109),
-    ("src/iceberg/metadata.rs::from_json", 110),
     ("src/rules/field_id_reuse.rs::check", 161),
     ("src/session/drift.rs::differences", 105),
 ];
 
 /// How many functions are over [`LONG_FUNCTION`] lines today (the aim is at most a dozen).
-const OVER_SIXTY: usize = 56;
+const OVER_SIXTY: usize = 49;
 
 /// Files over [`FILE_LIMIT`] lines of non-test code today.
-const LONG_FILES: &[(&str, usize)] = &[
-    ("src/frontend/schema_file/read.rs", 1065),
-];
+const LONG_FILES: &[(&str, usize)] = &[];
 
 /// Imports that break a layer today: `file`, the module it reaches up to.
 const UPWARD_IMPORTS: &[(&str, &str)] = &[];

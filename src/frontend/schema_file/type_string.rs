@@ -18,8 +18,8 @@ use crate::iceberg::types::{MAX_DECIMAL_PRECISION, PrimitiveType};
 use crate::yaml::YamlNode;
 
 use super::error::{SchemaFileError, SchemaFileErrorKind};
-use super::read::suggest;
 use super::{FileField, FileList, FileMap, FileType, node_span};
+use crate::suggest::closest_key;
 
 /// Type strings nest at most this deep; real schemas stay far below, hostile ones cannot
 /// exhaust the stack.
@@ -399,7 +399,7 @@ impl TypeParser<'_, '_> {
                 .error(range, format!("invalid fixed type `{full}`"))
                 .with_help("write fixed[L] with the length in bytes, e.g. fixed[16]"),
             _ => {
-                let help = match suggest(word, TYPE_NAMES.iter().copied()) {
+                let help = match closest_key(word, TYPE_NAMES.iter().copied()) {
                     Some(s) => format!("did you mean `{s}`?"),
                     None => TYPE_HELP.to_owned(),
                 };
