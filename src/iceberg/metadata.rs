@@ -183,10 +183,11 @@ fn sort_orders_from_json(root: &Node<'_>) -> ModelResult<Vec<SortOrder>> {
     }
 }
 
-/// The table's properties in file order, and the name mapping one of them holds.
-fn properties_from_json(
-    root: &Node<'_>,
-) -> ModelResult<(Vec<(String, String)>, Option<NameMapping>)> {
+/// A table's properties, key and value, in file order.
+type Properties = Vec<(String, String)>;
+
+/// The table's properties, and the name mapping one of them holds.
+fn properties_from_json(root: &Node<'_>) -> ModelResult<(Properties, Option<NameMapping>)> {
     let mut properties = Vec::new();
     let mut name_mapping = None;
     if let Some(props) = root.get("properties") {
