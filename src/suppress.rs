@@ -146,76 +146,17 @@ pub fn apply(
     let mut problems = Vec::new();
     let mut usable = Vec::new();
     for s in suppressions {
-        let mut complain = |message: String, help: &str| {
-            problems.push((s, message, help.to_string()));
-        };
-        if s.rules.is_empty() {
-            complain(
-                "the suppression names no rule".into(),
-                "write `-- fieldgate: allow <rule> -- <reason>`",
-            );
-            continue;
+        let (applies, found) = problems_of(s, today, &known);
+        problems.extend(found.into_iter().map(|(message, help)| (s, message, help)));
+        if applies {
+            usable.push(s);
         }
-        let unknown: Vec<&String> = s
-            .rules
-            .iter()
-            .filter(|r| !known.contains(&r.as_str()))
-            .collect();
-        for rule in &unknown {
-            let hint = closest(rule, known.iter().copied()).map_or_else(
-                || "`fieldgate rules` lists the rule names".to_string(),
-                |c| format!("did you mean `{c}`?"),
-            );
-            complain(
-                format!("the suppression names an unknown rule `{rule}`"),
-                &hint,
-            );
-        }
-        if s.reason.is_none() {
-            complain(
-                "the suppression gives no reason, so it does not apply".into(),
-                "add `-- <why this is fine>` after the rule names",
-            );
-            continue;
-        }
-        match &s.until {
-            Some(date) if !is_date(date) => {
-                complain(
-                    format!(
-                        "`until {date}` is not a date (YYYY-MM-DD), so the suppression does not apply"
-                    ),
-                    "write the expiry as YYYY-MM-DD",
-                );
-                continue;
-            }
-            Some(date) if date.as_str() < today => {
-                complain(
-                    format!("the suppression expired on {date}, so it no longer applies"),
-                    "fix the finding, or renew the suppression with a new date and reason",
-                );
-                continue;
-            }
-            _ => {}
-        }
-        usable.push(s);
     }
     let mut used = vec![false; usable.len()];
     let mut kept = Vec::new();
     let mut silenced = Vec::new();
     for finding in findings {
-        let by = finding.origin.as_ref().and_then(|origin| {
-            usable.iter().position(|s| {
-                // A finding inside the suppressed statement: in SQL that is its statement; in a
-                // schema file, the entry below the comment, nested fields included.
-                let inside = s.statement == origin.statement
-                    || (s.statement.offset <= origin.focus.offset
-                        && origin.focus.end() <= s.statement.end());
-                std::sync::Arc::ptr_eq(&s.source, &origin.source)
-                    && inside
-                    && s.rules.iter().any(|r| r == finding.rule)
-            })
-        });
-        match by {
+        match suppressing(&usable, &finding) {
             Some(index) => {
                 used[index] = true;
                 let s = usable[index];
@@ -238,25 +179,96 @@ pub fn apply(
         }
     }
     if let Some(severity) = severity {
-        for (s, message, help) in problems {
-            kept.push(Finding {
-                rule: "suppression",
-                severity,
-                message: format!("{table}: {message}"),
-                table: table.to_string(),
-                field: None,
-                field_id: None,
-                origin: Some(crate::change::Origin {
-                    source: s.source.clone(),
-                    statement: s.statement,
-                    focus: s.span,
-                }),
-                help: Some(help),
-                related: Vec::new(),
-            });
-        }
+        kept.extend(
+            problems
+                .into_iter()
+                .map(|(s, message, help)| problem_finding(s, message, help, table, severity)),
+        );
     }
     (kept, silenced)
+}
+
+/// Whether a suppression applies on `today`, and its problems (message, help) in the order they
+/// are reported: no rule, unknown rules, no reason, a bad or past `until` date.
+fn problems_of(s: &Suppression, today: &str, known: &[&str]) -> (bool, Vec<(String, String)>) {
+    let mut problems = Vec::new();
+    let mut complain = |message: String, help: &str| problems.push((message, help.to_string()));
+    if s.rules.is_empty() {
+        complain(
+            "the suppression names no rule".into(),
+            "write `-- fieldgate: allow <rule> -- <reason>`",
+        );
+        return (false, problems);
+    }
+    for rule in s.rules.iter().filter(|r| !known.contains(&r.as_str())) {
+        let hint = closest(rule, known.iter().copied()).map_or_else(
+            || "`fieldgate rules` lists the rule names".to_string(),
+            |c| format!("did you mean `{c}`?"),
+        );
+        complain(
+            format!("the suppression names an unknown rule `{rule}`"),
+            &hint,
+        );
+    }
+    if s.reason.is_none() {
+        complain(
+            "the suppression gives no reason, so it does not apply".into(),
+            "add `-- <why this is fine>` after the rule names",
+        );
+        return (false, problems);
+    }
+    match &s.until {
+        Some(date) if !is_date(date) => complain(
+            format!("`until {date}` is not a date (YYYY-MM-DD), so the suppression does not apply"),
+            "write the expiry as YYYY-MM-DD",
+        ),
+        Some(date) if date.as_str() < today => complain(
+            format!("the suppression expired on {date}, so it no longer applies"),
+            "fix the finding, or renew the suppression with a new date and reason",
+        ),
+        _ => return (true, problems),
+    }
+    (false, problems)
+}
+
+/// The first usable suppression that silences a finding: one of its rules, in the same source,
+/// on the finding's statement. In SQL that is its statement; in a schema file, the entry below
+/// the comment, nested fields included.
+fn suppressing(usable: &[&Suppression], finding: &Finding) -> Option<usize> {
+    let origin = finding.origin.as_ref()?;
+    usable.iter().position(|s| {
+        let inside = s.statement == origin.statement
+            || (s.statement.offset <= origin.focus.offset
+                && origin.focus.end() <= s.statement.end());
+        std::sync::Arc::ptr_eq(&s.source, &origin.source)
+            && inside
+            && s.rules.iter().any(|r| r == finding.rule)
+    })
+}
+
+/// A problem of a suppression, as a `suppression` finding located at its comment.
+fn problem_finding(
+    s: &Suppression,
+    message: String,
+    help: String,
+    table: &str,
+    severity: Severity,
+) -> Finding {
+    Finding {
+        rule: "suppression",
+        severity,
+        message: format!("{table}: {message}"),
+        table: table.to_string(),
+        field: None,
+        field_id: None,
+        origin: Some(crate::change::Origin {
+            source: s.source.clone(),
+            statement: s.statement,
+            focus: s.span,
+        }),
+        help: Some(help),
+        related: Vec::new(),
+    }
 }
 
 fn is_date(text: &str) -> bool {

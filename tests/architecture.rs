@@ -15,26 +15,14 @@ const FILE_LIMIT: usize = 600;
 
 /// Functions over [`FUNCTION_LIMIT`] lines today: `file::name`, lines.
 const LONG_FUNCTIONS: &[(&str, usize)] = &[
-    ("src/frontend/schema_file/read.rs::file", 109),
-    ("src/iceberg/metadata.rs::from_json", 110),
     ("src/rules/field_id_reuse.rs::check", 161),
-    ("src/suppress.rs::apply", 123),
-    ("src/verify/file_schema.rs::primitive", 127),
-    ("src/verify/project.rs::fill", 118),
-    ("src/verify/resolve.rs::member", 166),
-    ("src/verify/resolve.rs::missing", 137),
-    ("src/verify/sample.rs::current_files", 134),
-    ("src/verify/values.rs::value", 132),
 ];
 
 /// How many functions are over [`LONG_FUNCTION`] lines today (the aim is at most a dozen).
-const OVER_SIXTY: usize = 61;
+const OVER_SIXTY: usize = 39;
 
 /// Files over [`FILE_LIMIT`] lines of non-test code today.
-const LONG_FILES: &[(&str, usize)] = &[
-    ("src/frontend/schema_file/read.rs", 1065),
-    ("src/verify/resolve.rs", 661),
-];
+const LONG_FILES: &[(&str, usize)] = &[];
 
 /// Imports that break a layer today: `file`, the module it reaches up to.
 const UPWARD_IMPORTS: &[(&str, &str)] = &[];

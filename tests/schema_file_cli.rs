@@ -261,6 +261,29 @@ fn a_broken_schema_file_is_a_located_error_with_exit_2() {
 }
 
 #[test]
+fn a_long_unknown_column_costs_no_more_than_a_short_one() {
+    // Before the suggestion was bounded, comparing these two names took their product in memory
+    // (40,000 squared cells, gigabytes) and the run was killed.
+    let dir = scratch();
+    let field = "a".repeat(40_000);
+    let named = format!("{}b", "a".repeat(39_999));
+    fs::write(
+        dir.path().join("events.yaml"),
+        format!("table: db.events\nfields:\n  - {{id: 1, name: {field}, type: long}}\nidentifier-fields: [{named}]\n"),
+    )
+    .unwrap();
+    let out = fieldgate(&["lint", "events.yaml", "--metadata", "events"], dir.path());
+    let stderr = text(&out.stderr);
+    let head: String = stderr.chars().take(300).collect();
+    assert_eq!(out.status.code(), Some(2), "{head}");
+    assert!(
+        stderr.contains("which is not a column of the table"),
+        "{head}"
+    );
+    assert!(!stderr.contains("did you mean"), "{head}");
+}
+
+#[test]
 fn a_proposal_of_unknown_kind_is_refused() {
     let dir = scratch();
     fs::write(dir.path().join("notes.txt"), "add a column").unwrap();

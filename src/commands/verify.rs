@@ -8,7 +8,9 @@ use std::io::Write;
 
 use crate::cli::{FormatArg, RowsArg, VerifyArgs};
 use crate::failure::Failure;
-use crate::session::input::load_table;
+use crate::iceberg::metadata::TableMetadata;
+use crate::iceberg::schema::Schema;
+use crate::session::input::{LoadedTable, load_table};
 use crate::session::plan::settings::configure_limits;
 use crate::verify::budget::RunBudget;
 use crate::verify::listed::{look_up, manifest_entries};
@@ -25,45 +27,8 @@ pub fn run(args: &VerifyArgs, out: &mut dyn Write) -> Result<bool, Failure> {
     configure_limits(args.config.as_deref(), &cwd)?;
     let loaded = load_table(&args.metadata)?;
     let metadata = &loaded.metadata;
-    let schema = match args.schema_id {
-        Some(id) => metadata.schema(id).ok_or_else(|| {
-            let known: Vec<String> = metadata
-                .schemas
-                .iter()
-                .map(|s| s.schema_id.to_string())
-                .collect();
-            Failure::Message(format!(
-                "`{}` has no schema {id} (it has {})",
-                args.metadata.display(),
-                known.join(", ")
-            ))
-        })?,
-        None => metadata.current_schema(),
-    };
-
-    let table_dir = table_dir(&loaded.location.metadata_file);
-    let locator = Locator {
-        location: &metadata.location,
-        table_dir: &table_dir,
-        inside: None,
-        remote: None,
-    };
-    let files: Vec<DataFile> = match args.sample {
-        Some(n) => {
-            let all = current_files(&loaded.source.text, metadata, &locator)
-                .map_err(|e| Failure::Message(format!("{}: {e}", args.metadata.display())))?;
-            pick(all, n)
-        }
-        None => {
-            let known = manifest_entries(&loaded.source.text, metadata, &locator);
-            args.files
-                .iter()
-                .map(|f| local_path(f).map(|local| look_up(f, local, &known, metadata)))
-                .collect::<Result<_, _>>()
-                .map_err(Failure::Message)?
-        }
-    };
-
+    let schema = verified_schema(args, metadata)?;
+    let files = files_to_read(args, &loaded)?;
     let view = TableView {
         fields: &schema.fields,
         format_version: metadata.format_version,
@@ -109,6 +74,56 @@ pub fn run(args: &VerifyArgs, out: &mut dyn Write) -> Result<bool, Failure> {
         }
     };
     outcome.map(|()| summary.passed())
+}
+
+/// The schema the files are read with: `--schema-id`'s, else the current one.
+fn verified_schema<'m>(
+    args: &VerifyArgs,
+    metadata: &'m TableMetadata,
+) -> Result<&'m Schema, Failure> {
+    let Some(id) = args.schema_id else {
+        return Ok(metadata.current_schema());
+    };
+    metadata.schema(id).ok_or_else(|| {
+        let known: Vec<String> = metadata
+            .schemas
+            .iter()
+            .map(|s| s.schema_id.to_string())
+            .collect();
+        Failure::Message(format!(
+            "`{}` has no schema {id} (it has {})",
+            args.metadata.display(),
+            known.join(", ")
+        ))
+    })
+}
+
+/// The data files to read: `--sample N` of the current snapshot's, or the files given, each
+/// looked up in the manifests for its partition values and deletes.
+fn files_to_read(args: &VerifyArgs, loaded: &LoadedTable) -> Result<Vec<DataFile>, Failure> {
+    let metadata = &loaded.metadata;
+    let table_dir = table_dir(&loaded.location.metadata_file);
+    let locator = Locator {
+        location: &metadata.location,
+        table_dir: &table_dir,
+        inside: None,
+        remote: None,
+    };
+    match args.sample {
+        Some(n) => {
+            let all = current_files(&loaded.source.text, metadata, &locator)
+                .map_err(|e| Failure::Message(format!("{}: {e}", args.metadata.display())))?;
+            Ok(pick(all, n))
+        }
+        None => {
+            let known = manifest_entries(&loaded.source.text, metadata, &locator);
+            args.files
+                .iter()
+                .map(|f| local_path(f).map(|local| look_up(f, local, &known, metadata)))
+                .collect::<Result<_, _>>()
+                .map_err(Failure::Message)
+        }
+    }
 }
 
 fn read_all(

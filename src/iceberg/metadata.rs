@@ -85,81 +85,13 @@ impl TableMetadata {
     pub fn from_json(root: &Node<'_>) -> ModelResult<TableMetadata> {
         let root = unwrap_load_table_result(root);
         as_object(root, "table metadata")?;
-        let version_node = required_member(root, "format-version")?;
-        let format_version = as_i64(version_node, "`format-version`")?;
-        if !(1..=i64::from(MAX_FORMAT_VERSION)).contains(&format_version) {
-            return Err(ModelError::at(
-                version_node,
-                format!(
-                    "format version {format_version} is not supported (fieldgate reads v1 to v{MAX_FORMAT_VERSION})"
-                ),
-            ));
-        }
-        let format_version = format_version as u8;
-
+        let format_version = format_version_from_json(root)?;
         let schemas = schemas_from_json(root)?;
-        let current_schema_id = match root.get("current-schema-id") {
-            Some(id) => as_i32(id, "`current-schema-id`")?,
-            None => schemas.last().map(|s| s.schema_id).unwrap_or(0),
-        };
-        if !schemas.iter().any(|s| s.schema_id == current_schema_id) {
-            let at = root.get("current-schema-id").unwrap_or(root);
-            return Err(ModelError::at(
-                at,
-                format!("current schema id {current_schema_id} is not in `schemas`"),
-            ));
-        }
-
-        let partition_specs = match root.get("partition-specs") {
-            Some(list) => as_array(list, "`partition-specs`")?
-                .iter()
-                .map(|s| PartitionSpec::from_json(s, 0))
-                .collect::<ModelResult<Vec<_>>>()?,
-            None => match root.get("partition-spec") {
-                Some(spec) => vec![PartitionSpec::from_json(spec, 0)?],
-                None => Vec::new(),
-            },
-        };
-        // A v1 file may have no `sort-orders`: Java reads it as unsorted (order 0).
-        let sort_orders = match root.get("sort-orders") {
-            Some(list) => as_array(list, "`sort-orders`")?
-                .iter()
-                .map(SortOrder::from_json)
-                .collect::<ModelResult<Vec<_>>>()?,
-            None => vec![SortOrder {
-                order_id: 0,
-                fields: Vec::new(),
-            }],
-        };
-
-        let mut properties = Vec::new();
-        let mut name_mapping = None;
-        if let Some(props) = root.get("properties") {
-            as_object(props, "`properties`")?;
-            for member in props.as_object().unwrap_or_default() {
-                let value = as_str(&member.value, "a table property")?;
-                if member.key == NAME_MAPPING_PROPERTY {
-                    name_mapping = Some(NameMapping::parse(value, &member.value)?);
-                }
-                properties.push((member.key.to_string(), value.to_string()));
-            }
-        }
-
-        let mut snapshots = Vec::new();
-        if let Some(list) = root.get("snapshots") {
-            for snapshot in as_array(list, "`snapshots`")? {
-                snapshots.push(SnapshotSchema {
-                    snapshot_id: as_i64(
-                        required_member(snapshot, "snapshot-id")?,
-                        "`snapshot-id`",
-                    )?,
-                    schema_id: snapshot
-                        .get("schema-id")
-                        .map(|id| as_i32(id, "`schema-id`"))
-                        .transpose()?,
-                });
-            }
-        }
+        let current_schema_id = current_schema_id_from_json(root, &schemas)?;
+        let partition_specs = partition_specs_from_json(root)?;
+        let sort_orders = sort_orders_from_json(root)?;
+        let (properties, name_mapping) = properties_from_json(root)?;
+        let snapshots = snapshots_from_json(root)?;
         let current_snapshot_id = match root.get("current-snapshot-id") {
             Some(node) if node.as_i64().is_some() => node.as_i64().filter(|id| *id != -1),
             _ => None,
@@ -190,6 +122,102 @@ impl TableMetadata {
         };
         validate_as_java(root, &metadata).map(|()| metadata)
     }
+}
+
+/// `format-version`, one fieldgate reads.
+fn format_version_from_json(root: &Node<'_>) -> ModelResult<u8> {
+    let version_node = required_member(root, "format-version")?;
+    let format_version = as_i64(version_node, "`format-version`")?;
+    if !(1..=i64::from(MAX_FORMAT_VERSION)).contains(&format_version) {
+        return Err(ModelError::at(
+            version_node,
+            format!(
+                "format version {format_version} is not supported (fieldgate reads v1 to v{MAX_FORMAT_VERSION})"
+            ),
+        ));
+    }
+    Ok(format_version as u8)
+}
+
+/// `current-schema-id`, one of `schemas`; early v1 files without it mean the last schema.
+fn current_schema_id_from_json(root: &Node<'_>, schemas: &[Arc<Schema>]) -> ModelResult<i32> {
+    let current_schema_id = match root.get("current-schema-id") {
+        Some(id) => as_i32(id, "`current-schema-id`")?,
+        None => schemas.last().map(|s| s.schema_id).unwrap_or(0),
+    };
+    if !schemas.iter().any(|s| s.schema_id == current_schema_id) {
+        let at = root.get("current-schema-id").unwrap_or(root);
+        return Err(ModelError::at(
+            at,
+            format!("current schema id {current_schema_id} is not in `schemas`"),
+        ));
+    }
+    Ok(current_schema_id)
+}
+
+/// `partition-specs`, or the single `partition-spec` of early v1 files.
+fn partition_specs_from_json(root: &Node<'_>) -> ModelResult<Vec<PartitionSpec>> {
+    match root.get("partition-specs") {
+        Some(list) => as_array(list, "`partition-specs`")?
+            .iter()
+            .map(|s| PartitionSpec::from_json(s, 0))
+            .collect(),
+        None => match root.get("partition-spec") {
+            Some(spec) => Ok(vec![PartitionSpec::from_json(spec, 0)?]),
+            None => Ok(Vec::new()),
+        },
+    }
+}
+
+/// `sort-orders`. A v1 file may have none: Java reads it as unsorted (order 0).
+fn sort_orders_from_json(root: &Node<'_>) -> ModelResult<Vec<SortOrder>> {
+    match root.get("sort-orders") {
+        Some(list) => as_array(list, "`sort-orders`")?
+            .iter()
+            .map(SortOrder::from_json)
+            .collect(),
+        None => Ok(vec![SortOrder {
+            order_id: 0,
+            fields: Vec::new(),
+        }]),
+    }
+}
+
+/// A table's properties, key and value, in file order.
+type Properties = Vec<(String, String)>;
+
+/// The table's properties, and the name mapping one of them holds.
+fn properties_from_json(root: &Node<'_>) -> ModelResult<(Properties, Option<NameMapping>)> {
+    let mut properties = Vec::new();
+    let mut name_mapping = None;
+    if let Some(props) = root.get("properties") {
+        as_object(props, "`properties`")?;
+        for member in props.as_object().unwrap_or_default() {
+            let value = as_str(&member.value, "a table property")?;
+            if member.key == NAME_MAPPING_PROPERTY {
+                name_mapping = Some(NameMapping::parse(value, &member.value)?);
+            }
+            properties.push((member.key.to_string(), value.to_string()));
+        }
+    }
+    Ok((properties, name_mapping))
+}
+
+/// Each snapshot's id and the schema it was written with, where recorded.
+fn snapshots_from_json(root: &Node<'_>) -> ModelResult<Vec<SnapshotSchema>> {
+    let mut snapshots = Vec::new();
+    if let Some(list) = root.get("snapshots") {
+        for snapshot in as_array(list, "`snapshots`")? {
+            snapshots.push(SnapshotSchema {
+                snapshot_id: as_i64(required_member(snapshot, "snapshot-id")?, "`snapshot-id`")?,
+                schema_id: snapshot
+                    .get("schema-id")
+                    .map(|id| as_i32(id, "`schema-id`"))
+                    .transpose()?,
+            });
+        }
+    }
+    Ok(snapshots)
 }
 
 /// Whether two schema lists are equal. A schema the evolution did not touch is the base's own
@@ -249,63 +277,12 @@ pub fn patch(
     if !std::ptr::eq(inner, &root) {
         return patch(&original[inner.span.range()], base, updated, now_ms);
     }
-    let schemas_changed = !same_schemas(&updated.schemas, &base.schemas);
-    let changed = schemas_changed
-        || updated.current_schema_id != base.current_schema_id
-        || updated.last_column_id != base.last_column_id
-        || updated.name_mapping != base.name_mapping
-        || table_patch::table_keys_changed(base, updated);
-    if !changed {
+    if !anything_changed(base, updated) {
         return Ok(original.to_string());
     }
     let style = Style::detect(original, &root);
-    let writer = root
-        .get("schemas")
-        .and_then(|s| s.as_array())
-        .and_then(|s| s.first())
-        .or_else(|| root.get("schema"))
-        .map(detect_style)
-        .unwrap_or_default();
     let mut edits = Edits::new();
-
-    if let Some(schemas) = root.get("schemas") {
-        let old_ids: HashSet<i32> = base.schemas.iter().map(|s| s.schema_id).collect();
-        let mut added = updated
-            .schemas
-            .iter()
-            .filter(|s| !old_ids.contains(&s.schema_id))
-            .peekable();
-        if added.peek().is_some() {
-            let rendered = added.map(|s| schema_to_json(s, writer));
-            let edit = json::append_elements(original, schemas, rendered, &style)
-                .map_err(|e| e.to_string())?;
-            edits.push(edit);
-        }
-    }
-    // Early v1 writers kept only `schema`: add `schemas` and `current-schema-id`, as Java's v1
-    // writer has done since, so the replaced schema stays in the table's history.
-    if root.get("schemas").is_none() {
-        let all = JsonValue::Array(
-            updated
-                .schemas
-                .iter()
-                .map(|s| schema_to_json(s, writer))
-                .collect(),
-        );
-        for (key, value) in [
-            ("current-schema-id", updated.current_schema_id.into()),
-            ("schemas", all),
-        ] {
-            let edit = json::insert_member(original, &root, key, &value, &style)
-                .map_err(|e| e.to_string())?;
-            edits.push(edit);
-        }
-    }
-    // v1 writers also keep the current schema under the deprecated `schema` key.
-    if let Some(node) = root.get("schema") {
-        let value = schema_to_json(updated.current_schema(), writer);
-        edits.push(json::replace_with_value(original, node, &value, &style));
-    }
+    patch_schemas(original, &root, base, updated, &style, &mut edits)?;
     replace_number(
         &mut edits,
         &root,
@@ -332,6 +309,74 @@ pub fn patch(
         edits.push(json::replace_with_value(original, node, &text, &style));
     }
     edits.apply(original).map_err(|e| e.to_string())
+}
+
+/// Whether any key `patch` writes differs between the two tables.
+fn anything_changed(base: &TableMetadata, updated: &TableMetadata) -> bool {
+    !same_schemas(&updated.schemas, &base.schemas)
+        || updated.current_schema_id != base.current_schema_id
+        || updated.last_column_id != base.last_column_id
+        || updated.name_mapping != base.name_mapping
+        || table_patch::table_keys_changed(base, updated)
+}
+
+/// The schemas the evolution added, appended to `schemas` in the style the file's writer used
+/// for its own; in early v1 files, `schemas` and `current-schema-id` added and the deprecated
+/// `schema` replaced.
+fn patch_schemas(
+    original: &str,
+    root: &Node<'_>,
+    base: &TableMetadata,
+    updated: &TableMetadata,
+    style: &Style,
+    edits: &mut Edits,
+) -> Result<(), String> {
+    let writer = root
+        .get("schemas")
+        .and_then(|s| s.as_array())
+        .and_then(|s| s.first())
+        .or_else(|| root.get("schema"))
+        .map(detect_style)
+        .unwrap_or_default();
+    if let Some(schemas) = root.get("schemas") {
+        let old_ids: HashSet<i32> = base.schemas.iter().map(|s| s.schema_id).collect();
+        let mut added = updated
+            .schemas
+            .iter()
+            .filter(|s| !old_ids.contains(&s.schema_id))
+            .peekable();
+        if added.peek().is_some() {
+            let rendered = added.map(|s| schema_to_json(s, writer));
+            let edit = json::append_elements(original, schemas, rendered, style)
+                .map_err(|e| e.to_string())?;
+            edits.push(edit);
+        }
+    }
+    // Early v1 writers kept only `schema`: add `schemas` and `current-schema-id`, as Java's v1
+    // writer has done since, so the replaced schema stays in the table's history.
+    if root.get("schemas").is_none() {
+        let all = JsonValue::Array(
+            updated
+                .schemas
+                .iter()
+                .map(|s| schema_to_json(s, writer))
+                .collect(),
+        );
+        for (key, value) in [
+            ("current-schema-id", updated.current_schema_id.into()),
+            ("schemas", all),
+        ] {
+            let edit = json::insert_member(original, root, key, &value, style)
+                .map_err(|e| e.to_string())?;
+            edits.push(edit);
+        }
+    }
+    // v1 writers also keep the current schema under the deprecated `schema` key.
+    if let Some(node) = root.get("schema") {
+        let value = schema_to_json(updated.current_schema(), writer);
+        edits.push(json::replace_with_value(original, node, &value, style));
+    }
+    Ok(())
 }
 
 fn replace_number(edits: &mut Edits, root: &Node<'_>, key: &str, value: JsonValue) {

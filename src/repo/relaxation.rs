@@ -30,6 +30,13 @@ pub struct Relaxation {
 
 /// Every relaxation from `base` to `head`, globals first, then tables in the base's order.
 pub fn relaxations(base: &Config, head: &Config) -> Vec<Relaxation> {
+    let mut out = global_relaxations(base, head);
+    out.extend(entry_relaxations(base, head));
+    out
+}
+
+/// What loosens for every table: the compatibility mode, rules, `proposals` globs, limits.
+fn global_relaxations(base: &Config, head: &Config) -> Vec<Relaxation> {
     let mut out = Vec::new();
     let scope = "for every table";
     let global = |span: Option<Span>, message: String| Relaxation {
@@ -74,6 +81,13 @@ pub fn relaxations(base: &Config, head: &Config) -> Vec<Relaxation> {
             format!("`limits: {key}` is raised from {was} to {now}: larger inputs are read"),
         ));
     }
+    out
+}
+
+/// What loosens for each table the base configures: in its entry (found by name, or where it
+/// was when renamed), or the entry removed.
+fn entry_relaxations(base: &Config, head: &Config) -> Vec<Relaxation> {
+    let mut out = Vec::new();
     let head_tables = head.table_index();
     let renamed = renamed_entries(base, head);
     for (position, entry) in base.tables.iter().enumerate() {
@@ -153,32 +167,18 @@ fn table_relaxations(
         None if set_before => Some(now.name_span),
         None => None,
     };
-    if let (Some(from), Some(to)) = (&was.metadata, &now.metadata)
-        && place(was) != place(now)
-    {
-        push(
-            now.metadata_span,
-            format!(
-                "`metadata` moves from `{from}` to `{to}`: the change is judged against what `{to}` held at the base, not the table's history"
-            ),
-        );
+    if let Some(moved) = metadata_moved(was, now) {
+        push(now.metadata_span, moved);
     }
     if let Some(lost) = weakened(b.compatibility, h.compatibility)
         && let Some(span) = own(now.compatibility_span, was.compatibility.is_some())
     {
         push(span, format!("compatibility no longer requires {lost}"));
     }
-    if b.mapping != Mapping::FieldId
-        && h.mapping != b.mapping
+    if let Some(loosened) = mapping_loosened(b.mapping, h.mapping)
         && let Some(span) = own(now.mapping_span, was.mapping.is_some())
     {
-        push(
-            span,
-            format!(
-                "`mapping` changes from `{}` to `{}`: the rules that protect readers matching columns by {} no longer run",
-                b.mapping, h.mapping, b.mapping
-            ),
-        );
+        push(span, loosened);
     }
     for item in rule_items(&b, &h) {
         let set_before = item.set_in(&was.rules).is_some();
@@ -280,6 +280,27 @@ fn rule_items(base: &Settings, head: &Settings) -> Vec<RuleItem> {
         _ => {}
     }
     out
+}
+
+/// A table entry whose `metadata` moves to another place: judged against another file's history.
+fn metadata_moved(was: &TableConfig, now: &TableConfig) -> Option<String> {
+    let (Some(from), Some(to)) = (&was.metadata, &now.metadata) else {
+        return None;
+    };
+    (place(was) != place(now)).then(|| {
+        format!(
+            "`metadata` moves from `{from}` to `{to}`: the change is judged against what `{to}` held at the base, not the table's history"
+        )
+    })
+}
+
+/// A `mapping` change away from a name-matching mode: its rules stop running.
+fn mapping_loosened(was: Mapping, now: Mapping) -> Option<String> {
+    (was != Mapping::FieldId && now != was).then(|| {
+        format!(
+            "`mapping` changes from `{was}` to `{now}`: the rules that protect readers matching columns by {was} no longer run"
+        )
+    })
 }
 
 /// The guarantees `was` gives that `now` does not, as the mode's words.

@@ -40,21 +40,7 @@ pub fn resolve(
                 continue;
             }
         };
-        let found = if is_glob(&relative) {
-            let mut found = Vec::new();
-            walk(
-                root,
-                &literal_prefix(&relative),
-                &slashed(&relative),
-                &mut found,
-            );
-            found.sort();
-            found
-        } else if root.join(&relative).is_file() {
-            vec![relative.clone()]
-        } else {
-            Vec::new()
-        };
+        let found = matching(root, &relative);
         if found.is_empty() {
             errors.push(at(
                 format!(
@@ -86,6 +72,26 @@ pub fn resolve(
         Ok(files)
     } else {
         Err(errors)
+    }
+}
+
+/// The files in the working tree a repository-relative entry names: the file itself, or every
+/// file its glob matches, in order.
+fn matching(root: &Path, relative: &Path) -> Vec<PathBuf> {
+    if is_glob(relative) {
+        let mut found = Vec::new();
+        walk(
+            root,
+            &literal_prefix(relative),
+            &slashed(relative),
+            &mut found,
+        );
+        found.sort();
+        found
+    } else if root.join(relative).is_file() {
+        vec![relative.to_path_buf()]
+    } else {
+        Vec::new()
     }
 }
 

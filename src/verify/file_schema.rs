@@ -330,7 +330,6 @@ fn map(t: &ParquetType, path: &str, next_leaf: &mut usize) -> Shape {
 /// The Iceberg type a Parquet primitive holds, following the spec's Parquet type mapping and
 /// what Iceberg's readers accept beyond it (narrower ints, millisecond times and timestamps).
 pub fn primitive(t: &ParquetType) -> FilePrimitive {
-    use PrimitiveType as P;
     let ParquetType::PrimitiveType {
         physical_type,
         type_length,
@@ -347,101 +346,19 @@ pub fn primitive(t: &ParquetType) -> FilePrimitive {
     };
     let logical = basic_info.logical_type_ref();
     let converted = basic_info.converted_type();
-    let decimal = |p: i32, s: i32| {
-        (p > 0 && s >= 0 && s <= p).then_some(P::Decimal {
-            precision: p as u32,
-            scale: s as u32,
+    let (iceberg, annotation) = decimal(logical, converted, *precision, *scale)
+        .or_else(|| match physical_type {
+            PhysicalType::BOOLEAN => Some((Some(PrimitiveType::Boolean), None)),
+            PhysicalType::INT32 => int32(logical, converted),
+            PhysicalType::INT64 => int64(logical, converted),
+            PhysicalType::INT96 => Some((Some(PrimitiveType::Timestamptz), None)),
+            PhysicalType::FLOAT if logical.is_none() => Some((Some(PrimitiveType::Float), None)),
+            PhysicalType::DOUBLE if logical.is_none() => Some((Some(PrimitiveType::Double), None)),
+            PhysicalType::BYTE_ARRAY => byte_array(logical, converted),
+            PhysicalType::FIXED_LEN_BYTE_ARRAY => fixed(logical, converted, *type_length),
+            _ => None,
         })
-    };
-    let timestamp = |utc: bool, unit: &TimeUnit| match (utc, unit) {
-        (true, TimeUnit::NANOS) => P::TimestamptzNs,
-        (false, TimeUnit::NANOS) => P::TimestampNs,
-        (true, _) => P::Timestamptz,
-        (false, _) => P::Timestamp,
-    };
-    let (iceberg, annotation): (Option<P>, Option<String>) = match (physical_type, logical) {
-        (_, Some(LogicalType::Decimal(d))) => (
-            decimal(d.precision, d.scale),
-            Some(format!("DECIMAL({},{})", d.precision, d.scale)),
-        ),
-        (_, None) if converted == ConvertedType::DECIMAL => (
-            decimal(*precision, *scale),
-            Some(format!("DECIMAL({precision},{scale})")),
-        ),
-        (PhysicalType::BOOLEAN, _) => (Some(P::Boolean), None),
-        (PhysicalType::INT32, Some(LogicalType::Date)) => (Some(P::Date), Some("DATE".into())),
-        (PhysicalType::INT32, None) if converted == ConvertedType::DATE => {
-            (Some(P::Date), Some("DATE".into()))
-        }
-        (PhysicalType::INT32, Some(LogicalType::Integer(i))) => (
-            (i.is_signed || i.bit_width < 32).then_some(P::Int),
-            Some(format!("INT({},{})", i.bit_width, i.is_signed)),
-        ),
-        (PhysicalType::INT32, Some(LogicalType::Time(_))) => (Some(P::Time), Some("TIME".into())),
-        (PhysicalType::INT32, None) => match converted {
-            ConvertedType::NONE
-            | ConvertedType::INT_8
-            | ConvertedType::INT_16
-            | ConvertedType::INT_32 => (Some(P::Int), None),
-            ConvertedType::UINT_8 | ConvertedType::UINT_16 => (Some(P::Int), None),
-            ConvertedType::TIME_MILLIS => (Some(P::Time), Some("TIME".into())),
-            other => (None, Some(format!("{other}"))),
-        },
-        (PhysicalType::INT64, Some(LogicalType::Integer(i))) => (
-            i.is_signed.then_some(P::Long),
-            Some(format!("INT({},{})", i.bit_width, i.is_signed)),
-        ),
-        (PhysicalType::INT64, Some(LogicalType::Time(_))) => (Some(P::Time), Some("TIME".into())),
-        (PhysicalType::INT64, Some(LogicalType::Timestamp(ts))) => (
-            Some(timestamp(ts.is_adjusted_to_u_t_c, &ts.unit)),
-            Some(format!(
-                "TIMESTAMP({}, {})",
-                match ts.unit {
-                    TimeUnit::MILLIS => "MILLIS",
-                    TimeUnit::MICROS => "MICROS",
-                    TimeUnit::NANOS => "NANOS",
-                },
-                if ts.is_adjusted_to_u_t_c {
-                    "UTC"
-                } else {
-                    "local"
-                }
-            )),
-        ),
-        (PhysicalType::INT64, None) => match converted {
-            ConvertedType::NONE | ConvertedType::INT_64 => (Some(P::Long), None),
-            ConvertedType::TIME_MICROS => (Some(P::Time), Some("TIME".into())),
-            ConvertedType::TIMESTAMP_MILLIS | ConvertedType::TIMESTAMP_MICROS => {
-                (Some(P::Timestamptz), Some(format!("{converted}")))
-            }
-            other => (None, Some(format!("{other}"))),
-        },
-        (PhysicalType::INT96, _) => (Some(P::Timestamptz), None),
-        (PhysicalType::FLOAT, None) => (Some(P::Float), None),
-        (PhysicalType::DOUBLE, None) => (Some(P::Double), None),
-        (
-            PhysicalType::BYTE_ARRAY,
-            Some(LogicalType::String | LogicalType::Enum | LogicalType::Json),
-        ) => (Some(P::String), Some("STRING".into())),
-        (PhysicalType::BYTE_ARRAY, Some(LogicalType::Bson)) => {
-            (Some(P::Binary), Some("BSON".into()))
-        }
-        (PhysicalType::BYTE_ARRAY, None) => match converted {
-            ConvertedType::UTF8 | ConvertedType::ENUM | ConvertedType::JSON => {
-                (Some(P::String), Some("STRING".into()))
-            }
-            ConvertedType::NONE | ConvertedType::BSON => (Some(P::Binary), None),
-            other => (None, Some(format!("{other}"))),
-        },
-        (PhysicalType::FIXED_LEN_BYTE_ARRAY, Some(LogicalType::Uuid)) if *type_length == 16 => {
-            (Some(P::Uuid), Some("UUID".into()))
-        }
-        (PhysicalType::FIXED_LEN_BYTE_ARRAY, None) if converted == ConvertedType::NONE => {
-            (u64::try_from(*type_length).ok().map(P::Fixed), None)
-        }
-        (_, Some(other)) => (None, Some(format!("{other:?}").to_uppercase())),
-        (_, None) => (None, Some(format!("{converted}"))),
-    };
+        .unwrap_or_else(|| unmapped(logical, converted));
     let physical = match physical_type {
         PhysicalType::FIXED_LEN_BYTE_ARRAY => format!("FIXED_LEN_BYTE_ARRAY({type_length})"),
         other => other.to_string(),
@@ -454,6 +371,134 @@ pub fn primitive(t: &ParquetType) -> FilePrimitive {
         iceberg,
         int96: *physical_type == PhysicalType::INT96,
         label,
+    }
+}
+
+/// The Iceberg type a primitive holds (`None`: no Iceberg type) and its annotation as a person
+/// reads it; each physical type's reader below answers `None` for annotations it leaves to
+/// [`unmapped`].
+type Holds = (Option<PrimitiveType>, Option<String>);
+
+/// A decimal annotation on any physical type, by logical type or by converted type.
+fn decimal(
+    logical: Option<&LogicalType>,
+    converted: ConvertedType,
+    precision: i32,
+    scale: i32,
+) -> Option<Holds> {
+    let decimal = |p: i32, s: i32| {
+        (p > 0 && s >= 0 && s <= p).then_some(PrimitiveType::Decimal {
+            precision: p as u32,
+            scale: s as u32,
+        })
+    };
+    match logical {
+        Some(LogicalType::Decimal(d)) => Some((
+            decimal(d.precision, d.scale),
+            Some(format!("DECIMAL({},{})", d.precision, d.scale)),
+        )),
+        None if converted == ConvertedType::DECIMAL => Some((
+            decimal(precision, scale),
+            Some(format!("DECIMAL({precision},{scale})")),
+        )),
+        _ => None,
+    }
+}
+
+fn int32(logical: Option<&LogicalType>, converted: ConvertedType) -> Option<Holds> {
+    use PrimitiveType as P;
+    match logical {
+        Some(LogicalType::Date) => Some((Some(P::Date), Some("DATE".into()))),
+        Some(LogicalType::Integer(i)) => Some((
+            (i.is_signed || i.bit_width < 32).then_some(P::Int),
+            Some(format!("INT({},{})", i.bit_width, i.is_signed)),
+        )),
+        Some(LogicalType::Time(_)) => Some((Some(P::Time), Some("TIME".into()))),
+        Some(_) => None,
+        None => Some(match converted {
+            ConvertedType::DATE => (Some(P::Date), Some("DATE".into())),
+            ConvertedType::NONE
+            | ConvertedType::INT_8
+            | ConvertedType::INT_16
+            | ConvertedType::INT_32 => (Some(P::Int), None),
+            ConvertedType::UINT_8 | ConvertedType::UINT_16 => (Some(P::Int), None),
+            ConvertedType::TIME_MILLIS => (Some(P::Time), Some("TIME".into())),
+            other => (None, Some(format!("{other}"))),
+        }),
+    }
+}
+
+fn int64(logical: Option<&LogicalType>, converted: ConvertedType) -> Option<Holds> {
+    use PrimitiveType as P;
+    match logical {
+        Some(LogicalType::Integer(i)) => Some((
+            i.is_signed.then_some(P::Long),
+            Some(format!("INT({},{})", i.bit_width, i.is_signed)),
+        )),
+        Some(LogicalType::Time(_)) => Some((Some(P::Time), Some("TIME".into()))),
+        Some(LogicalType::Timestamp(ts)) => {
+            let utc = ts.is_adjusted_to_u_t_c;
+            let held = match (utc, &ts.unit) {
+                (true, TimeUnit::NANOS) => P::TimestamptzNs,
+                (false, TimeUnit::NANOS) => P::TimestampNs,
+                (true, _) => P::Timestamptz,
+                (false, _) => P::Timestamp,
+            };
+            let unit = match ts.unit {
+                TimeUnit::MILLIS => "MILLIS",
+                TimeUnit::MICROS => "MICROS",
+                TimeUnit::NANOS => "NANOS",
+            };
+            let zone = if utc { "UTC" } else { "local" };
+            Some((Some(held), Some(format!("TIMESTAMP({unit}, {zone})"))))
+        }
+        Some(_) => None,
+        None => Some(match converted {
+            ConvertedType::NONE | ConvertedType::INT_64 => (Some(P::Long), None),
+            ConvertedType::TIME_MICROS => (Some(P::Time), Some("TIME".into())),
+            ConvertedType::TIMESTAMP_MILLIS | ConvertedType::TIMESTAMP_MICROS => {
+                (Some(P::Timestamptz), Some(format!("{converted}")))
+            }
+            other => (None, Some(format!("{other}"))),
+        }),
+    }
+}
+
+fn byte_array(logical: Option<&LogicalType>, converted: ConvertedType) -> Option<Holds> {
+    use PrimitiveType as P;
+    match logical {
+        Some(LogicalType::String | LogicalType::Enum | LogicalType::Json) => {
+            Some((Some(P::String), Some("STRING".into())))
+        }
+        Some(LogicalType::Bson) => Some((Some(P::Binary), Some("BSON".into()))),
+        Some(_) => None,
+        None => Some(match converted {
+            ConvertedType::UTF8 | ConvertedType::ENUM | ConvertedType::JSON => {
+                (Some(P::String), Some("STRING".into()))
+            }
+            ConvertedType::NONE | ConvertedType::BSON => (Some(P::Binary), None),
+            other => (None, Some(format!("{other}"))),
+        }),
+    }
+}
+
+fn fixed(logical: Option<&LogicalType>, converted: ConvertedType, length: i32) -> Option<Holds> {
+    match logical {
+        Some(LogicalType::Uuid) if length == 16 => {
+            Some((Some(PrimitiveType::Uuid), Some("UUID".into())))
+        }
+        None if converted == ConvertedType::NONE => {
+            Some((u64::try_from(length).ok().map(PrimitiveType::Fixed), None))
+        }
+        _ => None,
+    }
+}
+
+/// An annotation Iceberg has no type for, named as Parquet names it.
+fn unmapped(logical: Option<&LogicalType>, converted: ConvertedType) -> Holds {
+    match logical {
+        Some(other) => (None, Some(format!("{other:?}").to_uppercase())),
+        None => (None, Some(format!("{converted}"))),
     }
 }
 

@@ -18,7 +18,7 @@ use arrow_schema::{DataType, Field as ArrowField, Fields, TimeUnit};
 use serde_json::Value;
 
 use crate::iceberg::schema::Field;
-use crate::iceberg::types::{PrimitiveType, Type};
+use crate::iceberg::types::{ListType, MapType, PrimitiveType, Type};
 use crate::verify::file_schema::{FileNode, Shape};
 use crate::verify::resolve::{Plan, ReadKind};
 use crate::verify::values::{
@@ -115,14 +115,6 @@ impl Projector<'_> {
         kind: &ReadKind,
         table: &Type,
     ) -> Result<ArrayRef, String> {
-        let mismatch = || {
-            format!(
-                "column `{}` decoded as {}, not as the {} it was resolved to",
-                node.path,
-                array.data_type(),
-                table
-            )
-        };
         match (kind, table, &node.shape) {
             (ReadKind::Primitive, Type::Primitive(_), _) => {
                 let options = CastOptions {
@@ -133,72 +125,108 @@ impl Projector<'_> {
                     .map_err(|e| format!("column `{}`: {e}", node.path))
             }
             (ReadKind::Struct(plans), Type::Struct(s), Shape::Struct(children)) => {
-                let file = array
-                    .as_any()
-                    .downcast_ref::<StructArray>()
-                    .ok_or_else(mismatch)?;
-                let mut columns = Vec::with_capacity(s.fields.len());
-                for (field, plan) in s.fields.iter().zip(plans) {
-                    columns.push(match plan {
-                        Plan::Fill(default) => {
-                            fill(default.as_ref(), &field.field_type, file.len())?
-                        }
-                        Plan::Read(read) => {
-                            let j = *read.node.last().ok_or("an empty read path")?;
-                            let child = children.get(j).ok_or_else(mismatch)?;
-                            let at = projected_index(children, j, self.leaves);
-                            if at >= file.num_columns() {
-                                return Err(mismatch());
-                            }
-                            self.conform(file.column(at), child, &read.kind, &field.field_type)?
-                        }
-                    });
-                }
-                let out =
-                    StructArray::try_new(struct_fields(&s.fields), columns, file.nulls().cloned())
-                        .map_err(|e| format!("column `{}`: {e}", node.path))?;
-                Ok(Arc::new(out))
+                self.conform_struct(array, node, plans, table, &s.fields, children)
             }
             (ReadKind::List(element_plan), Type::List(l), Shape::List(element)) => {
-                let file = array
-                    .as_any()
-                    .downcast_ref::<ListArray>()
-                    .ok_or_else(mismatch)?;
-                let values = self.member(file.values(), element, element_plan, &l.element)?;
-                let out = ListArray::try_new(
-                    Arc::new(element_field(&l.element)),
-                    file.offsets().clone(),
-                    values,
-                    file.nulls().cloned(),
-                )
-                .map_err(|e| format!("column `{}`: {e}", node.path))?;
-                Ok(Arc::new(out))
+                self.conform_list(array, node, element_plan, table, l, element)
             }
             (ReadKind::Map(key_plan, value_plan), Type::Map(m), Shape::Map(key, value)) => {
-                let file = array
-                    .as_any()
-                    .downcast_ref::<MapArray>()
-                    .ok_or_else(mismatch)?;
-                let keys = self.member(file.keys(), key, key_plan, &m.key)?;
-                let values = self.member(file.values(), value, value_plan, &m.value)?;
-                let entries_field = entries_field(&m.key, &m.value);
-                let DataType::Struct(entry_fields) = entries_field.data_type().clone() else {
-                    return Err(mismatch());
-                };
-                let entries = StructArray::try_new(entry_fields, vec![keys, values], None)
-                    .map_err(|e| format!("column `{}`: {e}", node.path))?;
-                let out = MapArray::try_new(
-                    Arc::new(entries_field),
-                    file.offsets().clone(),
-                    entries,
-                    file.nulls().cloned(),
-                    false,
-                )
-                .map_err(|e| format!("column `{}`: {e}", node.path))?;
-                Ok(Arc::new(out))
+                self.conform_map(array, node, (key_plan, value_plan), table, m, (key, value))
             }
-            _ => Err(mismatch()),
+            _ => Err(mismatch(array, node, table)),
         }
+    }
+
+    /// A struct rebuilt from its resolved fields, read or filled, keeping the file's nulls.
+    fn conform_struct(
+        &self,
+        array: &ArrayRef,
+        node: &FileNode,
+        plans: &[Plan],
+        table: &Type,
+        fields: &[Field],
+        children: &[FileNode],
+    ) -> Result<ArrayRef, String> {
+        let mismatch = || mismatch(array, node, table);
+        let file = array
+            .as_any()
+            .downcast_ref::<StructArray>()
+            .ok_or_else(mismatch)?;
+        let mut columns = Vec::with_capacity(fields.len());
+        for (field, plan) in fields.iter().zip(plans) {
+            columns.push(match plan {
+                Plan::Fill(default) => fill(default.as_ref(), &field.field_type, file.len())?,
+                Plan::Read(read) => {
+                    let j = *read.node.last().ok_or("an empty read path")?;
+                    let child = children.get(j).ok_or_else(mismatch)?;
+                    let at = projected_index(children, j, self.leaves);
+                    if at >= file.num_columns() {
+                        return Err(mismatch());
+                    }
+                    self.conform(file.column(at), child, &read.kind, &field.field_type)?
+                }
+            });
+        }
+        let out = StructArray::try_new(struct_fields(fields), columns, file.nulls().cloned())
+            .map_err(|e| format!("column `{}`: {e}", node.path))?;
+        Ok(Arc::new(out))
+    }
+
+    fn conform_list(
+        &self,
+        array: &ArrayRef,
+        node: &FileNode,
+        element_plan: &Plan,
+        table: &Type,
+        list: &ListType,
+        element: &FileNode,
+    ) -> Result<ArrayRef, String> {
+        let file = array
+            .as_any()
+            .downcast_ref::<ListArray>()
+            .ok_or_else(|| mismatch(array, node, table))?;
+        let values = self.member(file.values(), element, element_plan, &list.element)?;
+        let out = ListArray::try_new(
+            Arc::new(element_field(&list.element)),
+            file.offsets().clone(),
+            values,
+            file.nulls().cloned(),
+        )
+        .map_err(|e| format!("column `{}`: {e}", node.path))?;
+        Ok(Arc::new(out))
+    }
+
+    fn conform_map(
+        &self,
+        array: &ArrayRef,
+        node: &FileNode,
+        (key_plan, value_plan): (&Plan, &Plan),
+        table: &Type,
+        map: &MapType,
+        (key, value): (&FileNode, &FileNode),
+    ) -> Result<ArrayRef, String> {
+        let mismatch = || mismatch(array, node, table);
+        let file = array
+            .as_any()
+            .downcast_ref::<MapArray>()
+            .ok_or_else(mismatch)?;
+        let keys = self.member(file.keys(), key, key_plan, &map.key)?;
+        let values = self.member(file.values(), value, value_plan, &map.value)?;
+        let entries_field = entries_field(&map.key, &map.value);
+        let DataType::Struct(entry_fields) = entries_field.data_type().clone() else {
+            return Err(mismatch());
+        };
+        let entries = StructArray::try_new(entry_fields, vec![keys, values], None)
+            .map_err(|e| format!("column `{}`: {e}", node.path))?;
+        let out = MapArray::try_new(
+            Arc::new(entries_field),
+            file.offsets().clone(),
+            entries,
+            file.nulls().cloned(),
+            false,
+        )
+        .map_err(|e| format!("column `{}`: {e}", node.path))?;
+        Ok(Arc::new(out))
     }
 
     /// A list element or map key/value: read as planned, or filled to the member array's length.
@@ -214,6 +242,16 @@ impl Projector<'_> {
             Plan::Read(read) => self.conform(array, node, &read.kind, table),
         }
     }
+}
+
+/// A file array whose arrow type is not the shape its node was resolved as.
+fn mismatch(array: &ArrayRef, node: &FileNode, table: &Type) -> String {
+    format!(
+        "column `{}` decoded as {}, not as the {} it was resolved to",
+        node.path,
+        array.data_type(),
+        table
+    )
 }
 
 fn has_leaf(node: &FileNode, leaves: &BTreeSet<usize>) -> bool {
@@ -235,7 +273,6 @@ pub fn fill(default: Option<&Value>, t: &Type, len: usize) -> Result<ArrayRef, S
     let Some(default) = default else {
         return Ok(new_null_array(&arrow_type(t), len));
     };
-    let bad = || format!("initial-default {default} is not a valid {t}");
     let p = match t {
         Type::Primitive(p) => p,
         Type::Struct(s) => return fill_struct(default, &s.fields, len),
@@ -245,7 +282,32 @@ pub fn fill(default: Option<&Value>, t: &Type, len: usize) -> Result<ArrayRef, S
             ));
         }
     };
-    let array: ArrayRef = match p {
+    let bad = || format!("initial-default {default} is not a valid {t}");
+    match p {
+        P::Boolean | P::Int | P::Long | P::Float | P::Double | P::Decimal { .. } => {
+            fill_number(default, p, len, &bad)
+        }
+        P::Date | P::Time | P::Timestamp | P::Timestamptz | P::TimestampNs | P::TimestamptzNs => {
+            fill_time(default, p, len, &bad)
+        }
+        P::Uuid | P::String | P::Binary | P::Fixed(_) => fill_bytes(default, p, len, &bad),
+        P::Unknown | P::Variant | P::Geometry(_) | P::Geography(_) => Err(format!(
+            "initial-default {default}: {p} columns must default to null"
+        )),
+    }
+}
+
+/// `bad`: the message for a default that is not a value of its type.
+type Invalid<'a> = &'a dyn Fn() -> String;
+
+fn fill_number(
+    default: &Value,
+    p: &PrimitiveType,
+    len: usize,
+    bad: Invalid<'_>,
+) -> Result<ArrayRef, String> {
+    use PrimitiveType as P;
+    Ok(match p {
         P::Boolean => Arc::new(BooleanArray::from(vec![
             default.as_bool().ok_or_else(bad)?;
             len
@@ -266,10 +328,6 @@ pub fn fill(default: Option<&Value>, t: &Type, len: usize) -> Result<ArrayRef, S
                 as f32;
             len
         ])),
-        P::Double => Arc::new(Float64Array::from(vec![
-            default.as_f64().ok_or_else(bad)?;
-            len
-        ])),
         P::Decimal { precision, scale } => {
             let v = default
                 .as_str()
@@ -281,6 +339,23 @@ pub fn fill(default: Option<&Value>, t: &Type, len: usize) -> Result<ArrayRef, S
                     .map_err(|e| e.to_string())?,
             )
         }
+        // Double, the last of the numbers `fill` sends here.
+        _ => Arc::new(Float64Array::from(vec![
+            default.as_f64().ok_or_else(bad)?;
+            len
+        ])),
+    })
+}
+
+fn fill_time(
+    default: &Value,
+    p: &PrimitiveType,
+    len: usize,
+    bad: Invalid<'_>,
+) -> Result<ArrayRef, String> {
+    use PrimitiveType as P;
+    let zoned = matches!(p, P::Timestamptz | P::TimestamptzNs);
+    Ok(match p {
         P::Date => {
             let v = default.as_str().and_then(parse_date).ok_or_else(bad)?;
             Arc::new(Date32Array::from(vec![v; len]))
@@ -295,58 +370,60 @@ pub fn fill(default: Option<&Value>, t: &Type, len: usize) -> Result<ArrayRef, S
         P::Timestamp | P::Timestamptz => {
             let v = default.as_str().and_then(parse_timestamp).ok_or_else(bad)?;
             let array = TimestampMicrosecondArray::from(vec![v; len]);
-            Arc::new(if *p == P::Timestamptz {
+            Arc::new(if zoned {
                 array.with_timezone(UTC)
             } else {
                 array
             })
         }
-        P::TimestampNs | P::TimestamptzNs => {
+        // The nanosecond timestamps, the last of the times `fill` sends here.
+        _ => {
             let v = default
                 .as_str()
                 .and_then(|s| parse_timestamp_ticks(s, 9))
                 .ok_or_else(bad)?;
             let array = TimestampNanosecondArray::from(vec![v; len]);
-            Arc::new(if *p == P::TimestamptzNs {
+            Arc::new(if zoned {
                 array.with_timezone(UTC)
             } else {
                 array
             })
         }
-        P::Uuid => {
-            let bytes = default.as_str().and_then(parse_uuid).ok_or_else(bad)?;
-            let rows = std::iter::repeat_n(Some(bytes.as_slice()), len);
-            Arc::new(
-                FixedSizeBinaryArray::try_from_sparse_iter_with_size(rows, 16)
-                    .map_err(|e| e.to_string())?,
-            )
-        }
-        P::String => Arc::new(StringArray::from(vec![
-            default.as_str().ok_or_else(bad)?;
+    })
+}
+
+fn fill_bytes(
+    default: &Value,
+    p: &PrimitiveType,
+    len: usize,
+    bad: Invalid<'_>,
+) -> Result<ArrayRef, String> {
+    use PrimitiveType as P;
+    let fixed = |bytes: Vec<u8>, size: i32| -> Result<ArrayRef, String> {
+        let rows = std::iter::repeat_n(Some(bytes.as_slice()), len);
+        Ok(Arc::new(
+            FixedSizeBinaryArray::try_from_sparse_iter_with_size(rows, size)
+                .map_err(|e| e.to_string())?,
+        ))
+    };
+    match p {
+        P::Uuid => fixed(default.as_str().and_then(parse_uuid).ok_or_else(bad)?, 16),
+        P::String => Ok(Arc::new(StringArray::from(vec![
+            default
+                .as_str()
+                .ok_or_else(bad)?;
             len
-        ])),
-        P::Binary | P::Fixed(_) => {
+        ]))),
+        // Binary and fixed, written in hex.
+        _ => {
             let bytes = default.as_str().and_then(from_hex).ok_or_else(bad)?;
-            if let P::Fixed(n) = p {
-                if bytes.len() as u64 != *n {
-                    return Err(bad());
-                }
-                let rows = std::iter::repeat_n(Some(bytes.as_slice()), len);
-                Arc::new(
-                    FixedSizeBinaryArray::try_from_sparse_iter_with_size(rows, *n as i32)
-                        .map_err(|e| e.to_string())?,
-                )
-            } else {
-                Arc::new(BinaryArray::from(vec![bytes.as_slice(); len]))
+            match p {
+                P::Fixed(n) if bytes.len() as u64 != *n => Err(bad()),
+                P::Fixed(n) => fixed(bytes, *n as i32),
+                _ => Ok(Arc::new(BinaryArray::from(vec![bytes.as_slice(); len]))),
             }
         }
-        P::Unknown | P::Variant | P::Geometry(_) | P::Geography(_) => {
-            return Err(format!(
-                "initial-default {default}: {p} columns must default to null"
-            ));
-        }
-    };
-    Ok(array)
+    }
 }
 
 /// A struct default (`{}`, or an object keyed by field id, the JSON single-value form): a

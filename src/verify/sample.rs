@@ -185,6 +185,32 @@ pub fn current_files(
     metadata: &TableMetadata,
     locator: &Locator<'_>,
 ) -> Result<Vec<DataFile>, ManifestError> {
+    let mut budget = Budget::run();
+    let manifests = snapshot_manifests(metadata_text, metadata, locator, &mut budget)?;
+    let mut live = Live {
+        metadata,
+        locator,
+        schema_of: snapshot_schemas(metadata),
+        files: Vec::new(),
+        data: Vec::new(),
+        deletes: Vec::new(),
+    };
+    for manifest in &manifests {
+        for record in records(&locator.local(&manifest.path)?, &manifest.path, &mut budget)? {
+            live.add(&record, manifest)?;
+        }
+    }
+    live.with_deletes()
+}
+
+/// The current snapshot's manifests: from its manifest list, or, in a v1 table, listed in the
+/// snapshot itself.
+fn snapshot_manifests(
+    metadata_text: &str,
+    metadata: &TableMetadata,
+    locator: &Locator<'_>,
+    budget: &mut Budget,
+) -> Result<Vec<Manifest>, ManifestError> {
     let Some(current) = metadata.current_snapshot_id else {
         return Err(ManifestError::Unreadable(
             "the table has no current snapshot, so no data files to sample".into(),
@@ -199,120 +225,152 @@ pub fn current_files(
                 .find(|s| s.get("snapshot-id").and_then(|i| i.as_i64()) == Some(current))
         })
         .ok_or_else(|| format!("current snapshot {current} is not in `snapshots`"))?;
-    let schema_of = snapshot_schemas(metadata);
-
-    let mut budget = Budget::run();
-    let mut manifests: Vec<Manifest> = Vec::new();
     if let Some(list) = snapshot.get("manifest-list").and_then(|m| m.as_str()) {
-        for record in records(&locator.local(list)?, list, &mut budget)? {
-            let path = string(field(&record, "manifest_path"))
-                .ok_or_else(|| format!("`{list}`: a manifest entry without `manifest_path`"))?;
-            manifests.push(Manifest {
-                path,
-                deletes: int(field(&record, "content")).unwrap_or(0) != 0,
-                added_by: int(field(&record, "added_snapshot_id")),
-                spec_id: int(field(&record, "partition_spec_id"))
-                    .and_then(|i| i32::try_from(i).ok())
-                    .unwrap_or(metadata.default_spec_id),
-                sequence: int(field(&record, "sequence_number")).unwrap_or(0),
-            });
-        }
+        manifest_list(list, metadata.default_spec_id, locator, budget)
     } else if let Some(list) = snapshot.get("manifests").and_then(|m| m.as_array()) {
-        // v1 tables may list manifests in the snapshot itself.
-        for m in list {
-            if let Some(path) = m.as_str() {
-                manifests.push(Manifest {
-                    path: path.to_string(),
-                    deletes: false,
-                    added_by: None,
-                    spec_id: metadata.default_spec_id,
-                    sequence: 0,
-                });
-            }
-        }
+        Ok(list
+            .iter()
+            .filter_map(|m| m.as_str())
+            .map(|path| Manifest {
+                path: path.to_string(),
+                deletes: false,
+                added_by: None,
+                spec_id: metadata.default_spec_id,
+                sequence: 0,
+            })
+            .collect())
     } else {
-        return Err(ManifestError::Unreadable(format!(
+        Err(ManifestError::Unreadable(format!(
             "snapshot {current} has neither `manifest-list` nor `manifests`"
-        )));
+        )))
+    }
+}
+
+/// The manifests a manifest list names, each with what its entries inherit from it.
+fn manifest_list(
+    list: &str,
+    default_spec_id: i32,
+    locator: &Locator<'_>,
+    budget: &mut Budget,
+) -> Result<Vec<Manifest>, ManifestError> {
+    let mut manifests = Vec::new();
+    for record in records(&locator.local(list)?, list, budget)? {
+        let path = string(field(&record, "manifest_path"))
+            .ok_or_else(|| format!("`{list}`: a manifest entry without `manifest_path`"))?;
+        manifests.push(Manifest {
+            path,
+            deletes: int(field(&record, "content")).unwrap_or(0) != 0,
+            added_by: int(field(&record, "added_snapshot_id")),
+            spec_id: int(field(&record, "partition_spec_id"))
+                .and_then(|i| i32::try_from(i).ok())
+                .unwrap_or(default_spec_id),
+            sequence: int(field(&record, "sequence_number")).unwrap_or(0),
+        });
+    }
+    Ok(manifests)
+}
+
+/// The live entries of the snapshot's manifests, as they are read: the Parquet data files to
+/// sample (`files`, with their entries in `data`) and the delete files.
+struct Live<'a> {
+    metadata: &'a TableMetadata,
+    locator: &'a Locator<'a>,
+    schema_of: BTreeMap<i64, i32>,
+    files: Vec<DataFile>,
+    data: Vec<Entry>,
+    deletes: Vec<Entry>,
+}
+
+impl Live<'_> {
+    /// One manifest entry: deleted entries are skipped, delete files kept for later, and
+    /// Parquet data files taken with their identity-partition values.
+    fn add(&mut self, record: &Avro, manifest: &Manifest) -> Result<(), ManifestError> {
+        // status: 0 existing, 1 added, 2 deleted
+        if int(field(record, "status")) == Some(2) {
+            return Ok(());
+        }
+        let Some(data_file) = field(record, "data_file") else {
+            return Ok(());
+        };
+        let path = string(field(data_file, "file_path"))
+            .ok_or_else(|| format!("`{}`: a file without `file_path`", manifest.path))?;
+        let entry = Entry {
+            path,
+            content: int(field(data_file, "content")).unwrap_or(0),
+            spec_id: manifest.spec_id,
+            partition: field(data_file, "partition").cloned(),
+            // A null sequence number is inherited from the manifest (spec "Sequence Number
+            // Inheritance").
+            sequence: int(field(record, "sequence_number")).unwrap_or(manifest.sequence),
+            referenced: string(field(data_file, "referenced_data_file")),
+            parquet: string(field(data_file, "file_format"))
+                .is_some_and(|f| f.eq_ignore_ascii_case("parquet")),
+        };
+        if manifest.deletes || entry.content != 0 {
+            self.deletes.push(entry);
+            return Ok(());
+        }
+        if !entry.parquet {
+            return Ok(());
+        }
+        let snapshot = int(field(record, "snapshot_id")).or(manifest.added_by);
+        self.files.push(DataFile {
+            local: self.locator.deferred(&entry.path)?,
+            path: entry.path.clone(),
+            schema_id: snapshot.and_then(|s| self.schema_of.get(&s).copied()),
+            partition: identity_values(
+                self.spec(entry.spec_id),
+                entry.partition.as_ref(),
+                self.metadata.current_schema(),
+            ),
+            deletes: Deletes::default(),
+        });
+        self.data.push(entry);
+        Ok(())
     }
 
-    let schema = metadata.current_schema();
-    let mut files = Vec::new();
-    let mut data: Vec<Entry> = Vec::new();
-    let mut deletes: Vec<Entry> = Vec::new();
-    for manifest in &manifests {
-        for record in records(&locator.local(&manifest.path)?, &manifest.path, &mut budget)? {
-            // status: 0 existing, 1 added, 2 deleted
-            if int(field(&record, "status")) == Some(2) {
-                continue;
-            }
-            let Some(data_file) = field(&record, "data_file") else {
-                continue;
-            };
-            let path = string(field(data_file, "file_path"))
-                .ok_or_else(|| format!("`{}`: a file without `file_path`", manifest.path))?;
-            let entry = Entry {
-                path,
-                content: int(field(data_file, "content")).unwrap_or(0),
-                spec_id: manifest.spec_id,
-                partition: field(data_file, "partition").cloned(),
-                // A null sequence number is inherited from the manifest (spec "Sequence Number
-                // Inheritance").
-                sequence: int(field(&record, "sequence_number")).unwrap_or(manifest.sequence),
-                referenced: string(field(data_file, "referenced_data_file")),
-                parquet: string(field(data_file, "file_format"))
-                    .is_some_and(|f| f.eq_ignore_ascii_case("parquet")),
-            };
-            if manifest.deletes || entry.content != 0 {
-                deletes.push(entry);
-                continue;
-            }
-            if !entry.parquet {
-                continue;
-            }
-            let snapshot = int(field(&record, "snapshot_id")).or(manifest.added_by);
-            files.push(DataFile {
-                local: locator.deferred(&entry.path)?,
-                path: entry.path.clone(),
-                schema_id: snapshot.and_then(|s| schema_of.get(&s).copied()),
-                partition: identity_values(
-                    metadata
-                        .partition_specs
-                        .iter()
-                        .find(|s| s.spec_id == entry.spec_id),
-                    entry.partition.as_ref(),
-                    schema,
-                ),
-                deletes: Deletes::default(),
-            });
-            data.push(entry);
-        }
+    fn spec(&self, spec_id: i32) -> Option<&PartitionSpec> {
+        spec(self.metadata, spec_id)
     }
-    let unpartitioned = |spec_id: i32| {
-        metadata
-            .partition_specs
-            .iter()
-            .find(|s| s.spec_id == spec_id)
-            .is_none_or(PartitionSpec::is_unpartitioned)
-    };
-    for (file, entry) in files.iter_mut().zip(&data) {
-        let mut found = Deletes {
-            data_file: entry.path.clone(),
-            ..Deletes::default()
-        };
-        for delete in applying(entry, &deletes, unpartitioned) {
-            match delete.content {
-                1 if delete.parquet => found.position.push(PositionDeletes {
-                    local: locator.deferred(&delete.path)?,
-                    path: delete.path.clone(),
-                }),
-                1 => found.other += 1,
-                _ => found.equality += 1,
+
+    /// The data files, each with the delete files that apply to it.
+    fn with_deletes(self) -> Result<Vec<DataFile>, ManifestError> {
+        let Live {
+            metadata,
+            locator,
+            mut files,
+            data,
+            deletes,
+            ..
+        } = self;
+        let unpartitioned =
+            |spec_id: i32| spec(metadata, spec_id).is_none_or(PartitionSpec::is_unpartitioned);
+        for (file, entry) in files.iter_mut().zip(&data) {
+            let mut found = Deletes {
+                data_file: entry.path.clone(),
+                ..Deletes::default()
+            };
+            for delete in applying(entry, &deletes, unpartitioned) {
+                match delete.content {
+                    1 if delete.parquet => found.position.push(PositionDeletes {
+                        local: locator.deferred(&delete.path)?,
+                        path: delete.path.clone(),
+                    }),
+                    1 => found.other += 1,
+                    _ => found.equality += 1,
+                }
             }
+            file.deletes = found;
         }
-        file.deletes = found;
+        Ok(files)
     }
-    Ok(files)
+}
+
+fn spec(metadata: &TableMetadata, spec_id: i32) -> Option<&PartitionSpec> {
+    metadata
+        .partition_specs
+        .iter()
+        .find(|s| s.spec_id == spec_id)
 }
 
 /// The schema each snapshot was written with, by snapshot id, where the metadata records it.

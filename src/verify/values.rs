@@ -14,8 +14,8 @@ use arrow_array::types::{
     TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
     TimestampSecondType, UInt8Type, UInt16Type, UInt32Type, UInt64Type,
 };
-use arrow_array::{Array, MapArray};
-use arrow_schema::{DataType, TimeUnit};
+use arrow_array::{Array, MapArray, StructArray};
+use arrow_schema::{DataType, Fields, TimeUnit};
 use serde_json::{Map, Value, json};
 
 use crate::iceberg::types::{PrimitiveType, Type};
@@ -41,42 +41,10 @@ pub fn value(array: &dyn Array, row: usize, t: Option<&Type>) -> Value {
             array.as_primitive::<Decimal128Type>().value(row),
             *scale
         )),
-        DataType::Date32 => json!(format_date(i64::from(
-            array.as_primitive::<Date32Type>().value(row)
-        ))),
-        DataType::Time32(TimeUnit::Millisecond) => json!(format_time(
-            i64::from(array.as_primitive::<Time32MillisecondType>().value(row)) * 1_000,
-            6
-        )),
-        DataType::Time64(TimeUnit::Microsecond) => json!(format_time(
-            array.as_primitive::<Time64MicrosecondType>().value(row),
-            6
-        )),
-        DataType::Time64(TimeUnit::Nanosecond) => json!(format_time(
-            array.as_primitive::<Time64NanosecondType>().value(row),
-            9
-        )),
-        DataType::Timestamp(unit, tz) => {
-            let (ticks, digits) = match unit {
-                TimeUnit::Second => (
-                    array.as_primitive::<TimestampSecondType>().value(row) * 1_000_000,
-                    6,
-                ),
-                TimeUnit::Millisecond => (
-                    array.as_primitive::<TimestampMillisecondType>().value(row) * 1_000,
-                    6,
-                ),
-                TimeUnit::Microsecond => (
-                    array.as_primitive::<TimestampMicrosecondType>().value(row),
-                    6,
-                ),
-                TimeUnit::Nanosecond => (
-                    array.as_primitive::<TimestampNanosecondType>().value(row),
-                    9,
-                ),
-            };
-            json!(format_timestamp(ticks, digits, tz.is_some()))
-        }
+        DataType::Date32
+        | DataType::Time32(TimeUnit::Millisecond)
+        | DataType::Time64(TimeUnit::Microsecond | TimeUnit::Nanosecond)
+        | DataType::Timestamp(_, _) => time_value(array, row),
         DataType::Utf8 => json!(array.as_string::<i32>().value(row)),
         DataType::LargeUtf8 => json!(array.as_string::<i64>().value(row)),
         DataType::Utf8View => json!(array.as_string_view().value(row)),
@@ -91,58 +59,9 @@ pub fn value(array: &dyn Array, row: usize, t: Option<&Type>) -> Value {
                 json!(hex(bytes))
             }
         }
-        DataType::Struct(fields) => {
-            let s = array.as_struct();
-            let children = match t {
-                Some(Type::Struct(st)) => st.fields.iter().map(|f| Some(&f.field_type)).collect(),
-                _ => vec![None; fields.len()],
-            };
-            let mut object = Map::new();
-            for (i, field) in fields.iter().enumerate() {
-                let child_type = children.get(i).copied().flatten();
-                object.insert(
-                    field.name().clone(),
-                    value(s.column(i).as_ref(), row, child_type),
-                );
-            }
-            Value::Object(object)
-        }
-        DataType::List(_) | DataType::LargeList(_) => {
-            let element_type = match t {
-                Some(Type::List(l)) => Some(l.element.as_ref()),
-                _ => None,
-            };
-            let items = match array.data_type() {
-                DataType::List(_) => array.as_list::<i32>().value(row),
-                _ => array.as_list::<i64>().value(row),
-            };
-            Value::Array(
-                (0..items.len())
-                    .map(|i| value(items.as_ref(), i, element_type))
-                    .collect(),
-            )
-        }
-        DataType::Map(_, _) => {
-            let (key_type, value_type) = match t {
-                Some(Type::Map(m)) => (Some(m.key.as_ref()), Some(m.value.as_ref())),
-                _ => (None, None),
-            };
-            let Some(map) = array.as_any().downcast_ref::<MapArray>() else {
-                return Value::Null;
-            };
-            let offsets = map.value_offsets();
-            let (start, end) = (offsets[row] as usize, offsets[row + 1] as usize);
-            Value::Array(
-                (start..end)
-                    .map(|i| {
-                        json!({
-                            "key": value(map.keys().as_ref(), i, key_type),
-                            "value": value(map.values().as_ref(), i, value_type),
-                        })
-                    })
-                    .collect(),
-            )
-        }
+        DataType::Struct(fields) => struct_value(array.as_struct(), fields, row, t),
+        DataType::List(_) | DataType::LargeList(_) => list_value(array, row, t),
+        DataType::Map(_, _) => map_value(array, row, t),
         other => {
             let options = arrow_cast::display::FormatOptions::default();
             match arrow_cast::display::ArrayFormatter::try_new(array, &options) {
@@ -151,6 +70,105 @@ pub fn value(array: &dyn Array, row: usize, t: Option<&Type>) -> Value {
             }
         }
     }
+}
+
+/// A date, time or timestamp as Python's `isoformat` writes it, to microseconds (nanoseconds
+/// when the column holds them).
+fn time_value(array: &dyn Array, row: usize) -> Value {
+    let (ticks, digits) = match array.data_type() {
+        DataType::Date32 => {
+            return json!(format_date(i64::from(
+                array.as_primitive::<Date32Type>().value(row)
+            )));
+        }
+        DataType::Time32(_) => {
+            let millis = array.as_primitive::<Time32MillisecondType>().value(row);
+            return json!(format_time(i64::from(millis) * 1_000, 6));
+        }
+        DataType::Time64(TimeUnit::Microsecond) => {
+            let micros = array.as_primitive::<Time64MicrosecondType>().value(row);
+            return json!(format_time(micros, 6));
+        }
+        DataType::Time64(_) => {
+            let nanos = array.as_primitive::<Time64NanosecondType>().value(row);
+            return json!(format_time(nanos, 9));
+        }
+        DataType::Timestamp(TimeUnit::Second, _) => (
+            array.as_primitive::<TimestampSecondType>().value(row) * 1_000_000,
+            6,
+        ),
+        DataType::Timestamp(TimeUnit::Millisecond, _) => (
+            array.as_primitive::<TimestampMillisecondType>().value(row) * 1_000,
+            6,
+        ),
+        DataType::Timestamp(TimeUnit::Microsecond, _) => (
+            array.as_primitive::<TimestampMicrosecondType>().value(row),
+            6,
+        ),
+        _ => (
+            array.as_primitive::<TimestampNanosecondType>().value(row),
+            9,
+        ),
+    };
+    let utc = matches!(array.data_type(), DataType::Timestamp(_, Some(_)));
+    json!(format_timestamp(ticks, digits, utc))
+}
+
+/// A struct row as an object by field name, each field rendered with its table type when the
+/// table's type is a struct.
+fn struct_value(s: &StructArray, fields: &Fields, row: usize, t: Option<&Type>) -> Value {
+    let children = match t {
+        Some(Type::Struct(st)) => st.fields.iter().map(|f| Some(&f.field_type)).collect(),
+        _ => vec![None; fields.len()],
+    };
+    let mut object = Map::new();
+    for (i, field) in fields.iter().enumerate() {
+        let child_type = children.get(i).copied().flatten();
+        object.insert(
+            field.name().clone(),
+            value(s.column(i).as_ref(), row, child_type),
+        );
+    }
+    Value::Object(object)
+}
+
+fn list_value(array: &dyn Array, row: usize, t: Option<&Type>) -> Value {
+    let element_type = match t {
+        Some(Type::List(l)) => Some(l.element.as_ref()),
+        _ => None,
+    };
+    let items = match array.data_type() {
+        DataType::List(_) => array.as_list::<i32>().value(row),
+        _ => array.as_list::<i64>().value(row),
+    };
+    Value::Array(
+        (0..items.len())
+            .map(|i| value(items.as_ref(), i, element_type))
+            .collect(),
+    )
+}
+
+/// A map row as a list of `{"key", "value"}` entries, in the file's order.
+fn map_value(array: &dyn Array, row: usize, t: Option<&Type>) -> Value {
+    let (key_type, value_type) = match t {
+        Some(Type::Map(m)) => (Some(m.key.as_ref()), Some(m.value.as_ref())),
+        _ => (None, None),
+    };
+    let Some(map) = array.as_any().downcast_ref::<MapArray>() else {
+        return Value::Null;
+    };
+    let offsets = map.value_offsets();
+    let (start, end) = (offsets[row] as usize, offsets[row + 1] as usize);
+    Value::Array(
+        (start..end)
+            .map(|i| {
+                json!({
+                    "key": value(map.keys().as_ref(), i, key_type),
+                    "value": value(map.values().as_ref(), i, value_type),
+                })
+            })
+            .collect(),
+    )
 }
 
 fn float32(v: f32) -> Value {

@@ -128,34 +128,11 @@ fn walk(
             .unwrap_or_default()
     };
     // A table directory in the Hadoop layout: take it whole, never its files one by one.
-    let metadata = dir.join("metadata");
-    if dir != root && metadata.is_dir() {
-        let names = file_names(&metadata);
-        let versioned = names.iter().any(|n| {
-            n == "version-hint.text"
-                || n.strip_prefix('v')
-                    .and_then(|v| v.strip_suffix(".metadata.json"))
-                    .is_some_and(|v| v.parse::<u64>().is_ok())
-        });
-        if versioned {
-            found.push((relative(dir), None));
-            return;
-        }
-        // A catalog-managed table (`00003-<uuid>.metadata.json`): the catalog knows which file is
-        // current; the newest name is the best guess, and the comment says so.
-        let mut json: Vec<&String> = names
-            .iter()
-            .filter(|n| n.ends_with(".metadata.json"))
-            .collect();
-        json.sort();
-        if let Some(newest) = json.last() {
-            let note = format!(
-                "newest of {} metadata files; no version-hint.text, so point this at the current one",
-                json.len()
-            );
-            found.push((relative(&metadata.join(newest)), Some(note)));
-            return;
-        }
+    if dir != root
+        && let Some((path, note)) = table_directory(dir)
+    {
+        found.push((relative(&path), note));
+        return;
     }
     for entry in entries {
         let path = entry.path();
@@ -176,6 +153,38 @@ fn walk(
             sql_dirs.insert(slashed(&parent));
         }
     }
+}
+
+/// What a table directory's metadata is found by: the directory itself when it is versioned
+/// (`version-hint.text` or `vN.metadata.json`), else its newest metadata file with a note.
+fn table_directory(dir: &Path) -> Option<(PathBuf, Option<String>)> {
+    let metadata = dir.join("metadata");
+    if !metadata.is_dir() {
+        return None;
+    }
+    let names = file_names(&metadata);
+    let versioned = names.iter().any(|n| {
+        n == "version-hint.text"
+            || n.strip_prefix('v')
+                .and_then(|v| v.strip_suffix(".metadata.json"))
+                .is_some_and(|v| v.parse::<u64>().is_ok())
+    });
+    if versioned {
+        return Some((dir.to_path_buf(), None));
+    }
+    // A catalog-managed table (`00003-<uuid>.metadata.json`): the catalog knows which file is
+    // current; the newest name is the best guess, and the comment says so.
+    let mut json: Vec<&String> = names
+        .iter()
+        .filter(|n| n.ends_with(".metadata.json"))
+        .collect();
+    json.sort();
+    let newest = json.last()?;
+    let note = format!(
+        "newest of {} metadata files; no version-hint.text, so point this at the current one",
+        json.len()
+    );
+    Some((metadata.join(newest), Some(note)))
 }
 
 fn file_names(dir: &Path) -> Vec<String> {
@@ -266,6 +275,31 @@ pub fn render(tables: &[FoundTable], sql_dirs: &[String]) -> String {
          # a `*.metadata.json` file, or a table directory in the Hadoop layout (metadata/version-hint.text,\n\
          # else the newest metadata/vN.metadata.json). Paths are relative to this file.\n",
     );
+    tables_section(&mut text, tables);
+    text.push_str(
+        "\n# Where proposed changes live: globs relative to this file (`*` within a directory, `**` across\n\
+         # directories). `check` judges the matching files added or changed since the base branch.\n\
+         proposals:\n",
+    );
+    proposals_section(&mut text, sql_dirs);
+    text.push_str(
+        "\n# The SQL dialect of the migrations: spark (default) | trino | hive.\n\
+         dialect: spark\n\n\
+         # Compatibility mode for every table: backward (default) | forward | full, each also -transitive.\n\
+         # compatibility: backward\n\n\
+         # Rule severities (error | warning | note | off) and options; `fieldgate rules` lists them all.\n\
+         rules:\n\
+         \x20 # column-drop: error\n\
+         \x20 # column-drop: {require-deprecation-days: 30}   # drop only after 30 days marked 'deprecated'\n\
+         \x20 # name-reuse: {severity: error, window-days: 90} # reusing a name dropped over 90 days ago: a warning\n\
+         \x20 missing-doc: off\n",
+    );
+    text
+}
+
+/// `tables:`, an entry per table found (or an example when none was), and what else an entry
+/// may set.
+fn tables_section(text: &mut String, tables: &[FoundTable]) {
     if tables.is_empty() {
         text.push_str(
             "# No Iceberg metadata was found; add your tables here, for example:\n\
@@ -291,11 +325,10 @@ pub fn render(tables: &[FoundTable], sql_dirs: &[String]) -> String {
              \x20   #                          # N from the table's manifests, or [data/orders/*.parquet]\n",
         );
     }
-    text.push_str(
-        "\n# Where proposed changes live: globs relative to this file (`*` within a directory, `**` across\n\
-         # directories). `check` judges the matching files added or changed since the base branch.\n\
-         proposals:\n",
-    );
+}
+
+/// The `proposals` globs: the directories holding `.sql` files, else the usual place.
+fn proposals_section(text: &mut String, sql_dirs: &[String]) {
     if sql_dirs.is_empty() {
         text.push_str("  - migrations/**/*.sql\n");
     } else {
@@ -303,19 +336,6 @@ pub fn render(tables: &[FoundTable], sql_dirs: &[String]) -> String {
             text.push_str(&format!("  - {}\n", scalar(&format!("{dir}/**/*.sql"))));
         }
     }
-    text.push_str(
-        "\n# The SQL dialect of the migrations: spark (default) | trino | hive.\n\
-         dialect: spark\n\n\
-         # Compatibility mode for every table: backward (default) | forward | full, each also -transitive.\n\
-         # compatibility: backward\n\n\
-         # Rule severities (error | warning | note | off) and options; `fieldgate rules` lists them all.\n\
-         rules:\n\
-         \x20 # column-drop: error\n\
-         \x20 # column-drop: {require-deprecation-days: 30}   # drop only after 30 days marked 'deprecated'\n\
-         \x20 # name-reuse: {severity: error, window-days: 90} # reusing a name dropped over 90 days ago: a warning\n\
-         \x20 missing-doc: off\n",
-    );
-    text
 }
 
 #[cfg(test)]

@@ -48,76 +48,26 @@ impl SchemaFile {
         let mut errors = Vec::new();
         let fields = convert_fields(&self.fields, "", &mut errors);
         let dropped = convert_fields(&self.dropped, "", &mut errors);
-        let mut id_of =
-            |column: &ColumnRef| match find_column(&self.fields, &column.name).and_then(|f| f.id) {
-                Some(id) => id,
-                None => {
-                    errors.push(SchemaFileError::new(
-                        SchemaFileErrorKind::UnknownColumn,
-                        column.span,
-                        format!("`{}` is not a column of the table", column.name),
-                    ));
-                    0
-                }
-            };
-        let identifier_field_ids: Vec<FieldId> =
-            self.identifier_fields.iter().map(&mut id_of).collect();
-        let partition_fields: Vec<PartitionField> = self
-            .partition
+        let identifier_field_ids: Vec<FieldId> = self
+            .identifier_fields
             .iter()
-            .zip(PARTITION_DATA_ID_START..)
-            .map(|(term, field_id)| PartitionField {
-                source_ids: vec![id_of(&term.column)],
-                field_id: Some(field_id),
-                name: partition_field_name(&term.column.name, term.transform),
-                transform: term.transform.to_string(),
-            })
+            .map(|column| self.column_id(column, &mut errors))
             .collect();
-        let sort_fields: Vec<SortField> = self
-            .sort_order
-            .iter()
-            .map(|term| SortField {
-                source_ids: vec![id_of(&term.column)],
-                transform: "identity".to_owned(),
-                direction: term.direction.as_str().to_owned(),
-                null_order: term.null_order.as_str().to_owned(),
-            })
-            .collect();
+        let partition_fields = self.partition_fields(&mut errors);
+        let sort_fields = self.sort_fields(&mut errors);
         let (properties, name_mapping) = self.table_properties(&mut errors);
         if !errors.is_empty() {
             errors.sort_by_key(|e| (e.span.offset, e.span.len));
             return Err(SchemaFileErrors { errors });
         }
 
-        let mut schemas = Vec::new();
-        for layer in history_layers(&dropped) {
-            let names: Vec<&str> = layer.iter().map(|f| f.name.as_str()).collect();
-            let mut schema_fields: Vec<Field> = fields
-                .iter()
-                .filter(|f| !names.contains(&f.name.as_str()))
-                .cloned()
-                .collect();
-            schema_fields.extend(layer.into_iter().cloned());
-            schemas.push(schema(schemas.len(), schema_fields, &identifier_field_ids));
-        }
-        let current_schema_id = schemas.len();
-        schemas.push(schema(current_schema_id, fields, &identifier_field_ids));
+        let (schemas, current_schema_id) = schemas(fields, &dropped, &identifier_field_ids);
         let last_column_id = schemas
             .iter()
             .map(Schema::highest_field_id)
             .max()
             .unwrap_or(0);
-
-        let mut sort_orders = vec![SortOrder {
-            order_id: 0,
-            fields: Vec::new(),
-        }];
-        if !sort_fields.is_empty() {
-            sort_orders.push(SortOrder {
-                order_id: 1,
-                fields: sort_fields,
-            });
-        }
+        let sort_orders = sort_orders(sort_fields);
         let metadata = TableMetadata {
             format_version: self.format_version,
             location: String::new(),
@@ -144,6 +94,85 @@ impl SchemaFile {
             mapping: self.mapping,
         })
     }
+
+    /// The id of the field a column reference names; an unknown column is an error (and 0).
+    fn column_id(&self, column: &ColumnRef, errors: &mut Vec<SchemaFileError>) -> FieldId {
+        match find_column(&self.fields, &column.name).and_then(|f| f.id) {
+            Some(id) => id,
+            None => {
+                errors.push(SchemaFileError::new(
+                    SchemaFileErrorKind::UnknownColumn,
+                    column.span,
+                    format!("`{}` is not a column of the table", column.name),
+                ));
+                0
+            }
+        }
+    }
+
+    /// The partition terms as spec 0's fields, numbered from 1000 as Iceberg numbers them.
+    fn partition_fields(&self, errors: &mut Vec<SchemaFileError>) -> Vec<PartitionField> {
+        self.partition
+            .iter()
+            .zip(PARTITION_DATA_ID_START..)
+            .map(|(term, field_id)| PartitionField {
+                source_ids: vec![self.column_id(&term.column, errors)],
+                field_id: Some(field_id),
+                name: partition_field_name(&term.column.name, term.transform),
+                transform: term.transform.to_string(),
+            })
+            .collect()
+    }
+
+    fn sort_fields(&self, errors: &mut Vec<SchemaFileError>) -> Vec<SortField> {
+        self.sort_order
+            .iter()
+            .map(|term| SortField {
+                source_ids: vec![self.column_id(&term.column, errors)],
+                transform: "identity".to_owned(),
+                direction: term.direction.as_str().to_owned(),
+                null_order: term.null_order.as_str().to_owned(),
+            })
+            .collect()
+    }
+}
+
+/// A schema per layer of dropped fields (each with the fields it had), then the current one; and
+/// the current schema's id.
+fn schemas(
+    fields: Vec<Field>,
+    dropped: &[Field],
+    identifier_field_ids: &[FieldId],
+) -> (Vec<Schema>, usize) {
+    let mut schemas = Vec::new();
+    for layer in history_layers(dropped) {
+        let names: Vec<&str> = layer.iter().map(|f| f.name.as_str()).collect();
+        let mut schema_fields: Vec<Field> = fields
+            .iter()
+            .filter(|f| !names.contains(&f.name.as_str()))
+            .cloned()
+            .collect();
+        schema_fields.extend(layer.into_iter().cloned());
+        schemas.push(schema(schemas.len(), schema_fields, identifier_field_ids));
+    }
+    let current_schema_id = schemas.len();
+    schemas.push(schema(current_schema_id, fields, identifier_field_ids));
+    (schemas, current_schema_id)
+}
+
+/// The unsorted order 0, and order 1 when the file states a sort order.
+fn sort_orders(sort_fields: Vec<SortField>) -> Vec<SortOrder> {
+    let mut sort_orders = vec![SortOrder {
+        order_id: 0,
+        fields: Vec::new(),
+    }];
+    if !sort_fields.is_empty() {
+        sort_orders.push(SortOrder {
+            order_id: 1,
+            fields: sort_fields,
+        });
+    }
+    sort_orders
 }
 
 impl SchemaFile {

@@ -1104,15 +1104,15 @@ fn mutated_files_never_panic() {
 
 #[test]
 fn suggestions_are_typos_not_guesses() {
-    use super::read::suggest;
+    use crate::suggest::closest_key;
     let keys = ["name", "type", "id", "doc"];
-    assert_eq!(suggest("nmae", keys), Some("name"));
-    assert_eq!(suggest("Type", keys), Some("type"));
-    assert_eq!(suggest("idd", keys), Some("id"));
-    assert_eq!(suggest("c", ["a", "b"]), None);
-    assert_eq!(suggest("comment", keys), None);
+    assert_eq!(closest_key("nmae", keys), Some("name"));
+    assert_eq!(closest_key("Type", keys), Some("type"));
+    assert_eq!(closest_key("idd", keys), Some("id"));
+    assert_eq!(closest_key("c", ["a", "b"]), None);
+    assert_eq!(closest_key("comment", keys), None);
     assert_eq!(
-        suggest("format_version", ["format-version"]),
+        closest_key("format_version", ["format-version"]),
         Some("format-version")
     );
 }

@@ -18,8 +18,8 @@ use crate::iceberg::types::{MAX_DECIMAL_PRECISION, PrimitiveType};
 use crate::yaml::YamlNode;
 
 use super::error::{SchemaFileError, SchemaFileErrorKind};
-use super::read::suggest;
 use super::{FileField, FileList, FileMap, FileType, node_span};
+use crate::suggest::closest_key;
 
 /// Type strings nest at most this deep; real schemas stay far below, hostile ones cannot
 /// exhaust the stack.
@@ -366,19 +366,7 @@ impl TypeParser<'_, '_> {
         self.pos = end;
         let full = &self.s[name.start..end];
         let has_args = close.is_some();
-        let sql = match lower.as_str() {
-            // Lower-case `timestamp` is Iceberg's (no zone); `TIMESTAMP` is SQL's (zoned).
-            "timestamp" if !has_args && word != "timestamp" => Some(PrimitiveType::Timestamptz),
-            "tinyint" | "smallint" | "integer" if !has_args => Some(PrimitiveType::Int),
-            "bigint" if !has_args => Some(PrimitiveType::Long),
-            "real" if !has_args => Some(PrimitiveType::Float),
-            // A length limit is not part of Iceberg's string type; the DDL front-end ignores it too.
-            "varchar" | "char" | "text" => Some(PrimitiveType::String),
-            "timestamp_ntz" if !has_args => Some(PrimitiveType::Timestamp),
-            "timestamp_ltz" if !has_args => Some(PrimitiveType::Timestamptz),
-            "varbinary" if !has_args => Some(PrimitiveType::Binary),
-            _ => None,
-        };
+        let sql = sql_spelling(word, has_args);
         if let Some(p) = sql {
             return Ok(FileType::Primitive(p));
         }
@@ -399,7 +387,7 @@ impl TypeParser<'_, '_> {
                 .error(range, format!("invalid fixed type `{full}`"))
                 .with_help("write fixed[L] with the length in bytes, e.g. fixed[16]"),
             _ => {
-                let help = match suggest(word, TYPE_NAMES.iter().copied()) {
+                let help = match closest_key(word, TYPE_NAMES.iter().copied()) {
                     Some(s) => format!("did you mean `{s}`?"),
                     None => TYPE_HELP.to_owned(),
                 };
@@ -407,6 +395,24 @@ impl TypeParser<'_, '_> {
                     .with_help(help)
             }
         })
+    }
+}
+
+/// The Iceberg type a SQL spelling (`bigint`, `varchar(10)`, `TIMESTAMP`) names, with or without
+/// arguments in parentheses.
+fn sql_spelling(word: &str, has_args: bool) -> Option<PrimitiveType> {
+    match word.to_ascii_lowercase().as_str() {
+        // Lower-case `timestamp` is Iceberg's (no zone); `TIMESTAMP` is SQL's (zoned).
+        "timestamp" if !has_args && word != "timestamp" => Some(PrimitiveType::Timestamptz),
+        "tinyint" | "smallint" | "integer" if !has_args => Some(PrimitiveType::Int),
+        "bigint" if !has_args => Some(PrimitiveType::Long),
+        "real" if !has_args => Some(PrimitiveType::Float),
+        // A length limit is not part of Iceberg's string type; the DDL front-end ignores it too.
+        "varchar" | "char" | "text" => Some(PrimitiveType::String),
+        "timestamp_ntz" if !has_args => Some(PrimitiveType::Timestamp),
+        "timestamp_ltz" if !has_args => Some(PrimitiveType::Timestamptz),
+        "varbinary" if !has_args => Some(PrimitiveType::Binary),
+        _ => None,
     }
 }
 

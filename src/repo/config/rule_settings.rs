@@ -7,7 +7,7 @@ use crate::finding::Severity;
 use crate::rules::catalogue::parse_severity;
 use crate::rules::registry;
 use crate::suggest::closest;
-use crate::yaml::YamlNode;
+use crate::yaml::{YamlEntry, YamlNode};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct RuleSetting {
@@ -65,22 +65,12 @@ pub(super) fn rules(node: &YamlNode, errors: &mut Vec<ConfigError>) -> Vec<RuleS
             continue;
         }
         // `rule: error`, or the map form `rule: {severity: error, <option>: <value>}`.
-        let mut options = Vec::new();
-        let severity_node = match entry.value.as_map() {
-            Some(map) => {
-                let known = option_names(&entry.key);
-                for option in map.iter().filter(|o| o.key != "severity") {
-                    if known.contains(&option.key.as_str()) {
-                        options.extend(rule_option(&option.key, &option.value, errors));
-                    } else {
-                        let mut all = vec!["severity"];
-                        all.extend_from_slice(known);
-                        errors.push(unknown_key(option.key_span, &option.key, &all));
-                    }
-                }
-                entry.value.get("severity")
-            }
-            None => Some(&entry.value),
+        let (severity_node, options) = match entry.value.as_map() {
+            Some(map) => (
+                entry.value.get("severity"),
+                rule_options(&entry.key, map, errors),
+            ),
+            None => (Some(&entry.value), Vec::new()),
         };
         let severity = match severity_node {
             Some(node) => match enum_value(
@@ -103,6 +93,23 @@ pub(super) fn rules(node: &YamlNode, errors: &mut Vec<ConfigError>) -> Vec<RuleS
         });
     }
     out
+}
+
+/// The options of a rule's map form (all but `severity`): each one the rule has, read; any
+/// other is an unknown key.
+fn rule_options(rule: &str, map: &[YamlEntry], errors: &mut Vec<ConfigError>) -> Vec<RuleOption> {
+    let known = option_names(rule);
+    let mut options = Vec::new();
+    for option in map.iter().filter(|o| o.key != "severity") {
+        if known.contains(&option.key.as_str()) {
+            options.extend(rule_option(&option.key, &option.value, errors));
+        } else {
+            let mut all = vec!["severity"];
+            all.extend_from_slice(known);
+            errors.push(unknown_key(option.key_span, &option.key, &all));
+        }
+    }
+    options
 }
 
 fn rule_option(key: &str, node: &YamlNode, errors: &mut Vec<ConfigError>) -> Option<RuleOption> {

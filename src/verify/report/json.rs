@@ -8,6 +8,7 @@ use std::io::{BufRead, BufReader, BufWriter, Seek, SeekFrom, Write};
 use serde_json::{Map, Value, json};
 
 use crate::verify::file_schema::IdSource;
+use crate::verify::positional::Positional;
 use crate::verify::read::{FileReport, Sink};
 use crate::verify::report::{Summary, io_error};
 use crate::verify::resolve::{ColumnReport, Status};
@@ -94,15 +95,7 @@ pub fn file(f: &FileReport) -> Value {
         m.insert("problem".into(), problem.clone().into());
     }
     if f.deletes.any() {
-        m.insert(
-            "deletes".into(),
-            json!({
-                "position_files": f.deletes.position.len(),
-                "rows_deleted": f.rows_deleted,
-                "not_applied": {"equality_files": f.deletes.equality, "other_files": f.deletes.other},
-                "unknown": f.deletes.unknown,
-            }),
-        );
+        m.insert("deletes".into(), deletes(f));
     }
     m.insert(
         "columns".into(),
@@ -120,21 +113,7 @@ pub fn file(f: &FileReport) -> Value {
         "positional".into(),
         f.positional
             .iter()
-            .map(|p| {
-                let mut entry = json!({
-                    "position": p.position,
-                    "column": p.table_column,
-                    "table_type": p.table_type,
-                    "file_column": p.file_column,
-                    "file_type": p.file_type,
-                    "by_id": p.by_id,
-                    "values": p.values,
-                });
-                if let (Some(value), Some(object)) = (&p.by_id_fill, entry.as_object_mut()) {
-                    object.insert("by_id_value".into(), value.clone());
-                }
-                entry
-            })
+            .map(positional)
             .collect::<Vec<_>>()
             .into(),
     );
@@ -144,6 +123,33 @@ pub fn file(f: &FileReport) -> Value {
     );
     m.insert("rows_printed".into(), f.rows_printed.into());
     Value::Object(m)
+}
+
+/// The file's delete files: how many rows the position deletes removed, and what was not applied.
+fn deletes(f: &FileReport) -> Value {
+    json!({
+        "position_files": f.deletes.position.len(),
+        "rows_deleted": f.rows_deleted,
+        "not_applied": {"equality_files": f.deletes.equality, "other_files": f.deletes.other},
+        "unknown": f.deletes.unknown,
+    })
+}
+
+/// A column a reader resolving by position would read differently.
+fn positional(p: &Positional) -> Value {
+    let mut entry = json!({
+        "position": p.position,
+        "column": p.table_column,
+        "table_type": p.table_type,
+        "file_column": p.file_column,
+        "file_type": p.file_type,
+        "by_id": p.by_id,
+        "values": p.values,
+    });
+    if let (Some(value), Some(object)) = (&p.by_id_fill, entry.as_object_mut()) {
+        object.insert("by_id_value".into(), value.clone());
+    }
+    entry
 }
 
 fn column(c: &ColumnReport) -> Value {
