@@ -76,29 +76,33 @@ pub fn resolve(
 }
 
 /// The SigV4 signer: the credentials of `rest.access-key-id` / `rest.secret-access-key` /
-/// `rest.session-token` (Iceberg Java's names), else the AWS environment, else the AWS profile;
-/// the region of `rest.signing-region`, else the environment's, else the profile's; the service
-/// of `rest.signing-name`, else `execute-api` (pyiceberg's and Java's default).
+/// `rest.session-token` (Iceberg Java's names), else `client.*` (pyiceberg's), else the AWS
+/// environment, else the AWS profile; the region of `rest.signing-region`, else `client.region`,
+/// else the environment's, else the profile's; the service of `rest.signing-name`, else
+/// `execute-api` (pyiceberg's and Java's default).
 fn signer(resolved: &Resolved, env: &dyn Fn(&str) -> Option<String>) -> Result<Signer, String> {
-    let explicit = match (
-        resolved.get("rest.access-key-id"),
-        resolved.get("rest.secret-access-key"),
-    ) {
-        (Some(key), Some(secret)) => Some(Credentials {
-            access_key_id: key.to_string(),
-            secret_access_key: secret.to_string(),
-            session_token: resolved.get("rest.session-token").map(str::to_string),
-        }),
-        (None, None) => None,
-        _ => {
-            return Err(
-                "set both `rest.access-key-id` and `rest.secret-access-key`, or neither".into(),
-            );
-        }
-    };
+    let mut explicit = None;
+    for family in ["rest", "client"] {
+        let get = |name: &str| resolved.get(&format!("{family}.{name}"));
+        explicit = match (get("access-key-id"), get("secret-access-key")) {
+            (Some(key), Some(secret)) => Some(Credentials {
+                access_key_id: key.to_string(),
+                secret_access_key: secret.to_string(),
+                session_token: get("session-token").map(str::to_string),
+            }),
+            (None, None) => continue,
+            _ => {
+                return Err(format!(
+                    "set both `{family}.access-key-id` and `{family}.secret-access-key`, or neither"
+                ));
+            }
+        };
+        break;
+    }
     let mut credentials = explicit.or_else(|| env_credentials(env));
     let mut region = resolved
         .get("rest.signing-region")
+        .or_else(|| resolved.get("client.region"))
         .map(str::to_string)
         .or_else(|| env_region(env));
     if credentials.is_none() || region.is_none() {
@@ -270,7 +274,24 @@ mod tests {
     #[test]
     fn signing_without_credentials_or_region_is_an_error_before_any_request() {
         let half = resolved(&[("rest.access-key-id", "K")]);
-        assert!(super::signer(&half, &env).unwrap_err().contains("set both"));
+        assert!(
+            super::signer(&half, &env)
+                .unwrap_err()
+                .contains("set both `rest.")
+        );
+        let pyiceberg = resolved(&[
+            ("client.access-key-id", "CLIENTKEY"),
+            ("client.secret-access-key", "client-secret"),
+            ("client.region", "ca-central-1"),
+        ]);
+        let signer = super::signer(&pyiceberg, &env).unwrap();
+        assert_eq!(
+            (
+                signer.credentials.access_key_id.as_str(),
+                signer.region.as_str()
+            ),
+            ("CLIENTKEY", "ca-central-1")
+        );
         let nothing = |_: &str| None;
         let why = super::signer(&resolved(&[]), &nothing).unwrap_err();
         assert!(why.starts_with("no AWS credentials were found"), "{why}");
