@@ -116,7 +116,7 @@ fn signer(resolved: &Resolved, env: &dyn Fn(&str) -> Option<String>) -> Result<S
         "no AWS credentials were found: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN), or give the AWS profile (AWS_PROFILE, ~/.aws/credentials) static keys",
     )?;
     let region = region.ok_or(
-        "no AWS region was found: set `rest.signing-region`, AWS_REGION, or `region` in the AWS profile",
+        "no AWS region was found: set `rest.signing-region` (or `client.region`), AWS_REGION, or `region` in the AWS profile",
     )?;
     Ok(Signer {
         credentials,
