@@ -5,6 +5,7 @@
 //! assigns field ids as Iceberg does; [`finding::Finding`]s and the new metadata come out at the
 //! end, through [`report`] and [`commands`].
 
+pub mod aws;
 pub mod catalog;
 pub mod change;
 pub mod cli;

@@ -27,7 +27,9 @@ use std::thread;
 use fieldgate::yaml::{YamlNode, YamlValue, parse};
 use serde_json::{Value, json};
 
+mod catalog;
 mod common;
+use catalog::{Catalog, EVENTS, PINNED, TOKEN_AUTH, lake_config};
 use common::{copy_dir, git, root, text};
 
 const MARKER: &str = "<!-- fieldgate-report -->";
@@ -372,6 +374,7 @@ impl PullRequest {
             stop_after: None,
             action_path: root(),
             server_url: "https://github.com".into(),
+            env: Vec::new(),
         }
     }
 }
@@ -392,6 +395,8 @@ struct Job<'a> {
     action_path: PathBuf,
     /// GITHUB_SERVER_URL, where the action's releases are downloaded from.
     server_url: String,
+    /// The `env:` of the workflow's step that uses the action, which its steps inherit.
+    env: Vec<(&'static str, String)>,
 }
 
 /// What a run of the action left.
@@ -413,6 +418,11 @@ struct Ran {
 impl Job<'_> {
     fn input(mut self, name: &'static str, value: &str) -> Self {
         self.inputs.push((name, value.into()));
+        self
+    }
+
+    fn env(mut self, name: &'static str, value: &str) -> Self {
+        self.env.push((name, value.into()));
         self
     }
 
@@ -502,6 +512,9 @@ impl Job<'_> {
             }
             if let Some(gh) = &self.gh {
                 command.env("FAKE_GH_DIR", gh);
+            }
+            for (key, value) in &self.env {
+                command.env(key, value);
             }
             for (key, value) in &step.env {
                 command.env(key, expand(value, &eval));
@@ -949,13 +962,24 @@ fn a_shallow_clone_fails_with_the_fetch_depth_advice() {
 }
 
 #[test]
-fn the_readme_shows_the_example_workflow_as_it_is() {
+fn the_readme_shows_the_example_workflows_as_they_are() {
     let readme = fs::read_to_string(root().join("README.md")).unwrap();
-    let example = fs::read_to_string(root().join("examples/github/fieldgate.yml")).unwrap();
-    assert!(
-        readme.contains(&format!("```yaml\n{example}```\n")),
-        "README.md's workflow differs from examples/github/fieldgate.yml"
-    );
+    for name in [
+        "fieldgate.yml",
+        "catalog-gate.yml",
+        "catalog-deploy.yml",
+        "catalog-drift.yml",
+    ] {
+        let example = fs::read_to_string(root().join("examples/github").join(name)).unwrap();
+        assert!(
+            readme.contains(&format!("```yaml\n{example}```\n")),
+            "README.md's workflow differs from examples/github/{name}"
+        );
+    }
+    let examples = fs::read_dir(root().join("examples/github"))
+        .unwrap()
+        .count();
+    assert_eq!(examples, 4, "every example workflow is shown in the README");
 }
 
 #[test]
@@ -1245,4 +1269,251 @@ fn without_its_release_the_action_says_it_builds_from_source() {
         ran.log
     );
     assert_eq!(server.requests(), Vec::<String>::new());
+}
+
+/// A pull request on a repository whose `db.events` lives in `catalog`: pulled and committed on
+/// the base, and on the head a migration adding `country`, applied to the pinned copy.
+fn catalog_pr(catalog: &Catalog) -> PullRequest {
+    let pr = PullRequest {
+        dir: tempfile::tempdir().unwrap(),
+        base: "main".into(),
+        head: "add-country".into(),
+        lake: String::new(),
+    };
+    fs::create_dir_all(pr.origin()).unwrap();
+    git(&pr.origin(), &["init", "-q", "-b", "main"]);
+    let tables = format!("{EVENTS}proposals:\n  - migrations/*.sql\n");
+    catalog::pull_into(
+        &pr.origin(),
+        &lake_config(&catalog.uri, TOKEN_AUTH, &tables),
+    );
+    pr.commit("db.events pulled");
+    git(&pr.origin(), &["checkout", "-q", "-b", &pr.head]);
+    pr.write(
+        "migrations/001.sql",
+        "ALTER TABLE db.events ADD COLUMN country string;\n",
+    );
+    pr.apply(PINNED, "migrations/001.sql");
+    pr.commit("add country");
+    pr
+}
+
+impl PullRequest {
+    /// The workspace as actions/checkout leaves it for a job on the base branch (a schedule, or
+    /// a push after the pull request is merged).
+    fn checkout_base(&self, merged: bool) {
+        if merged {
+            git(&self.origin(), &["checkout", "-q", &self.base]);
+            git(&self.origin(), &["merge", "-q", "--ff-only", &self.head]);
+        }
+        self.checkout(true);
+        git(&self.workspace(), &["checkout", "-q", &self.base]);
+    }
+
+    /// A job run by `event` (`schedule`, `push`) on the base branch.
+    fn base_job(&self, event: &str) -> Job<'_> {
+        let mut job = self.job();
+        job.event_name = event.into();
+        job.event = json!({"repository": {"full_name": "octo/lake"}});
+        job.base_ref = None;
+        job
+    }
+}
+
+fn assert_no_token(ran: &Ran) {
+    for shown in [&ran.log, &ran.summary] {
+        assert!(!shown.contains(catalog::TOKEN), "a secret shown: {shown}");
+    }
+}
+
+#[test]
+fn check_live_reads_the_catalog_with_the_credentials_of_the_steps_env() {
+    let Some(catalog) = Catalog::start(&[]) else {
+        return;
+    };
+    let pr = catalog_pr(&catalog);
+    pr.checkout(true);
+    let live = || {
+        pr.job()
+            .input("live", "true")
+            .env("LAKE_TOKEN", catalog::TOKEN)
+    };
+
+    let ran = live().run();
+    assert_eq!(ran.failed, None, "{}", ran.log);
+    assert_eq!(ran.outputs["passed"], "true");
+    assert_no_token(&ran);
+
+    // Without the secret (a pull request from a fork gets none): an error naming the variable.
+    let unset = pr.job().input("live", "true").run();
+    assert_eq!(unset.failed, Some(("verdict".into(), 2)), "{}", unset.log);
+    assert!(unset.log.contains("LAKE_TOKEN"), "{}", unset.log);
+    // Plain check needs no credentials.
+    assert_eq!(pr.job().run().failed, None);
+
+    catalog.change("add-column", &["db.events", "added_outside"]);
+    let drift = live().run();
+    assert_eq!(drift.failed, Some(("verdict".into(), 1)), "{}", drift.log);
+    assert!(
+        drift
+            .log
+            .lines()
+            .any(|l| l.starts_with("::error file=fieldgate.yaml,line=")
+                && l.contains("title=live-drift::")
+                && l.contains("`added_outside`")),
+        "{}",
+        drift.log
+    );
+    assert!(drift.summary.contains("`live-drift`"), "{}", drift.summary);
+    assert_eq!(drift.outputs["errors"], "1");
+    assert_no_token(&drift);
+}
+
+#[test]
+fn pull_check_on_a_schedule_reports_a_change_made_outside_for_an_issue() {
+    let Some(catalog) = Catalog::start(&[]) else {
+        return;
+    };
+    let pr = catalog_pr(&catalog);
+    pr.checkout_base(false);
+    let scheduled = || {
+        pr.base_job("schedule")
+            .input("command", "pull-check")
+            .input("markdown", "reports/drift.md")
+            .env("LAKE_TOKEN", catalog::TOKEN)
+    };
+
+    let ran = scheduled().run();
+    assert_eq!(ran.failed, None, "{}", ran.log);
+    assert!(
+        ran.log
+            .contains("fieldgate: every pinned copy is the live table"),
+        "{}",
+        ran.log
+    );
+    assert!(
+        ran.summary
+            .contains("All 1 pinned copies are the live tables."),
+        "{}",
+        ran.summary
+    );
+    assert_eq!(
+        (&*ran.outputs["passed"], &*ran.outputs["findings"]),
+        ("true", "0")
+    );
+
+    catalog.change("add-column", &["db.events", "added|outside"]);
+    let drift = scheduled().run();
+    assert_eq!(drift.failed, Some(("verdict".into(), 1)), "{}", drift.log);
+    assert_eq!(
+        (&*drift.outputs["passed"], &*drift.outputs["findings"]),
+        ("false", "1")
+    );
+    let annotation = format!(
+        "::error title=fieldgate::db.events: the pinned copy ({PINNED}) is not the live table: changed outside the repository: field `added|outside` (id 8) was added"
+    );
+    assert!(drift.log.contains(&annotation), "{}", drift.log);
+    let written = fs::read_to_string(pr.workspace().join("reports/drift.md")).unwrap();
+    assert_eq!(
+        written, drift.summary,
+        "the markdown input gets the job summary"
+    );
+    assert!(
+        written.contains("**1 of 1 pinned copies are not the live tables.**"),
+        "{written}"
+    );
+    // One row per table, whose cells a `|` in a name cannot split.
+    assert!(
+        written.contains(&format!(
+            "| db.events | {PINNED} | changed outside the repository: field `added\\|outside` (id 8) was added"
+        )),
+        "{written}"
+    );
+    assert_no_token(&drift);
+    let status = git(
+        &pr.workspace(),
+        &["status", "--porcelain", "--untracked-files=no"],
+    );
+    assert_eq!(status, "", "pull-check writes nothing");
+}
+
+#[test]
+fn push_on_merge_deploys_the_merged_change_once() {
+    let Some(catalog) = Catalog::start(&[]) else {
+        return;
+    };
+    let pr = catalog_pr(&catalog);
+    pr.checkout_base(true);
+    let deploy = || {
+        pr.base_job("push")
+            .input("command", "push")
+            .env("LAKE_TOKEN", catalog::TOKEN)
+    };
+
+    let ran = deploy().run();
+    assert_eq!(ran.failed, None, "{}", ran.log);
+    assert!(
+        ran.summary
+            .contains("Every table is deployed or already live."),
+        "{}",
+        ran.summary
+    );
+    assert!(ran.summary.contains("db.events"), "{}", ran.summary);
+    assert_eq!(ran.outputs["passed"], "true");
+    let shown = catalog.rest_tool("show", &["db.events"]);
+    assert!(
+        text(&shown.stdout).contains("country"),
+        "{}",
+        text(&shown.stdout)
+    );
+    // The workflow's check that the catalog now holds what was merged.
+    let after = pr
+        .base_job("push")
+        .input("command", "pull-check")
+        .env("LAKE_TOKEN", catalog::TOKEN)
+        .run();
+    assert_eq!(after.failed, None, "{}", after.log);
+    assert_no_token(&ran);
+
+    // The next push to the default branch finds nothing to deploy.
+    let again = deploy().run();
+    assert_eq!(again.failed, None, "{}", again.log);
+    assert!(again.log.contains("nothing to push"), "{}", again.log);
+
+    // Write credentials refused: the job fails saying so, with no secret shown.
+    let refused = pr
+        .base_job("push")
+        .input("command", "push")
+        .env("LAKE_TOKEN", "wrong-token-5d1e")
+        .run();
+    assert_eq!(
+        refused.failed,
+        Some(("verdict".into(), 2)),
+        "{}",
+        refused.log
+    );
+    assert!(!refused.log.contains("wrong-token-5d1e"), "{}", refused.log);
+}
+
+#[test]
+fn command_and_live_inputs_are_checked() {
+    let pr = narrowing_pr("main", "narrow");
+    pr.checkout(true);
+    for (command, live, says) in [
+        (
+            "deploy",
+            "false",
+            "command: expected `check`, `pull-check` or `push`, got `deploy`",
+        ),
+        ("push", "true", "live: `true` is for `command: check`"),
+        (
+            "check",
+            "yes",
+            "live: expected `true` or `false`, got `yes`",
+        ),
+    ] {
+        let ran = pr.job().input("command", command).input("live", live).run();
+        assert_eq!(ran.failed, Some(("check".into(), 1)), "{}", ran.log);
+        assert!(ran.log.contains(says), "{}", ran.log);
+    }
 }

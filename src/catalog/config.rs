@@ -61,6 +61,9 @@ const KEYS: &[&str] = &[
     "rest.sigv4-enabled",
     "rest.signing-name",
     "rest.signing-region",
+    "rest.access-key-id",
+    "rest.secret-access-key",
+    "rest.session-token",
     "timeout-ms",
     "retries",
 ];

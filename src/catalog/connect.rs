@@ -1,9 +1,13 @@
 //! From a `catalogs:` entry to a client: every `${VAR}` resolved from the environment (each
 //! secret remembered by the redactor before anything can print it), the auth chosen as
-//! pyiceberg chooses it, and `GET /v1/config` fetched.
+//! pyiceberg chooses it, AWS SigV4 signing with the standard AWS credentials when
+//! `rest.sigv4-enabled`, and `GET /v1/config` fetched.
 
 use std::time::Duration;
 
+use crate::aws::profile::{Credentials, Profile};
+use crate::aws::sigv4::Signer;
+use crate::aws::{env_credentials, env_region};
 use crate::catalog::auth::{Auth, ClientCredentials};
 use crate::catalog::config::{CatalogConfig, is_secret};
 use crate::catalog::http::{Http, UreqHttp};
@@ -20,6 +24,8 @@ pub struct Resolved {
     pub name: String,
     pub properties: Vec<(String, String)>,
     pub redactor: Redactor,
+    /// With `rest.sigv4-enabled: true`, what signs every request.
+    pub signer: Option<Signer>,
 }
 
 impl Resolved {
@@ -48,10 +54,77 @@ pub fn resolve(
         }
         properties.push((property.key.clone(), value));
     }
-    Ok(Resolved {
+    let mut resolved = Resolved {
         name: catalog.name.clone(),
         properties,
         redactor,
+        signer: None,
+    };
+    let sigv4 = resolved.get("rest.sigv4-enabled");
+    if sigv4.is_some_and(|v| v.trim().eq_ignore_ascii_case("true")) {
+        let signer = signer(&resolved, env).map_err(|why| CatalogError {
+            kind: ErrorKind::Other,
+            message: format!("catalog `{}`, `rest.sigv4-enabled`: {why}", catalog.name),
+        })?;
+        resolved.redactor.add(&signer.credentials.secret_access_key);
+        if let Some(token) = &signer.credentials.session_token {
+            resolved.redactor.add(token);
+        }
+        resolved.signer = Some(signer);
+    }
+    Ok(resolved)
+}
+
+/// The SigV4 signer: the credentials of `rest.access-key-id` / `rest.secret-access-key` /
+/// `rest.session-token` (Iceberg Java's names), else `client.*` (pyiceberg's), else the AWS
+/// environment, else the AWS profile; the region of `rest.signing-region`, else `client.region`,
+/// else the environment's, else the profile's; the service of `rest.signing-name`, else
+/// `execute-api` (pyiceberg's and Java's default).
+fn signer(resolved: &Resolved, env: &dyn Fn(&str) -> Option<String>) -> Result<Signer, String> {
+    let mut explicit = None;
+    for family in ["rest", "client"] {
+        let get = |name: &str| resolved.get(&format!("{family}.{name}"));
+        explicit = match (get("access-key-id"), get("secret-access-key")) {
+            (Some(key), Some(secret)) => Some(Credentials {
+                access_key_id: key.to_string(),
+                secret_access_key: secret.to_string(),
+                session_token: get("session-token").map(str::to_string),
+            }),
+            (None, None) => continue,
+            _ => {
+                return Err(format!(
+                    "set both `{family}.access-key-id` and `{family}.secret-access-key`, or neither"
+                ));
+            }
+        };
+        break;
+    }
+    let mut credentials = explicit.or_else(|| env_credentials(env));
+    let mut region = resolved
+        .get("rest.signing-region")
+        .or_else(|| resolved.get("client.region"))
+        .map(str::to_string)
+        .or_else(|| env_region(env));
+    if credentials.is_none() || region.is_none() {
+        let profile = Profile::load(env)?;
+        if credentials.is_none() {
+            credentials = profile.credentials()?;
+        }
+        region = region.or_else(|| profile.region().map(str::to_string));
+    }
+    let credentials = credentials.ok_or(
+        "no AWS credentials were found: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN), or give the AWS profile (AWS_PROFILE, ~/.aws/credentials) static keys",
+    )?;
+    let region = region.ok_or(
+        "no AWS region was found: set `rest.signing-region` (or `client.region`), AWS_REGION, or `region` in the AWS profile",
+    )?;
+    Ok(Signer {
+        credentials,
+        region,
+        service: resolved
+            .get("rest.signing-name")
+            .unwrap_or("execute-api")
+            .to_string(),
     })
 }
 
@@ -81,15 +154,6 @@ pub fn client<H: Http>(resolved: Resolved, http: H) -> Result<RestClient<H>, Cat
             ),
         });
     }
-    if resolved.get("rest.sigv4-enabled") == Some("true") {
-        return Err(CatalogError {
-            kind: ErrorKind::Other,
-            message: format!(
-                "catalog `{}`: `rest.sigv4-enabled` (AWS SigV4 signing for Glue and S3 Tables) is not supported yet",
-                resolved.name
-            ),
-        });
-    }
     let auth = auth(&resolved, &uri);
     let retries = number(&resolved, "retries", u64::from(DEFAULT_RETRIES))?;
     let headers = resolved
@@ -113,6 +177,7 @@ pub fn client<H: Http>(resolved: Resolved, http: H) -> Result<RestClient<H>, Cat
         auth,
         headers,
         redactor: resolved.redactor,
+        signer: resolved.signer,
         storage,
         retries: u32::try_from(retries).unwrap_or(u32::MAX).min(10),
         backoff: Duration::from_millis(200),
@@ -151,5 +216,122 @@ fn number(resolved: &Resolved, key: &str, default: u64) -> Result<u64, CatalogEr
                 resolved.name
             ),
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn resolved(properties: &[(&str, &str)]) -> Resolved {
+        Resolved {
+            name: "glue".into(),
+            properties: properties
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            redactor: Redactor::default(),
+            signer: None,
+        }
+    }
+
+    fn env(name: &str) -> Option<String> {
+        match name {
+            "AWS_ACCESS_KEY_ID" => Some("ENVKEY".into()),
+            "AWS_SECRET_ACCESS_KEY" => Some("env-secret".into()),
+            "AWS_REGION" => Some("eu-west-1".into()),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn the_signer_takes_the_catalogs_settings_then_the_aws_environment() {
+        let from_env = signer(&resolved(&[]), &env).unwrap();
+        assert_eq!(from_env.credentials.access_key_id, "ENVKEY");
+        assert_eq!(
+            (from_env.region.as_str(), from_env.service.as_str()),
+            ("eu-west-1", "execute-api")
+        );
+        let explicit = resolved(&[
+            ("rest.access-key-id", "RESTKEY"),
+            ("rest.secret-access-key", "rest-secret"),
+            ("rest.session-token", "rest-token"),
+            ("rest.signing-region", "us-west-2"),
+            ("rest.signing-name", "s3tables"),
+        ]);
+        let signer = signer(&explicit, &env).unwrap();
+        assert_eq!(signer.credentials.access_key_id, "RESTKEY");
+        assert_eq!(
+            signer.credentials.session_token.as_deref(),
+            Some("rest-token")
+        );
+        assert_eq!(
+            (signer.region.as_str(), signer.service.as_str()),
+            ("us-west-2", "s3tables")
+        );
+    }
+
+    #[test]
+    fn signing_without_credentials_or_region_is_an_error_before_any_request() {
+        let half = resolved(&[("rest.access-key-id", "K")]);
+        assert!(
+            super::signer(&half, &env)
+                .unwrap_err()
+                .contains("set both `rest.")
+        );
+        let pyiceberg = resolved(&[
+            ("client.access-key-id", "CLIENTKEY"),
+            ("client.secret-access-key", "client-secret"),
+            ("client.region", "ca-central-1"),
+        ]);
+        let signer = super::signer(&pyiceberg, &env).unwrap();
+        assert_eq!(
+            (
+                signer.credentials.access_key_id.as_str(),
+                signer.region.as_str()
+            ),
+            ("CLIENTKEY", "ca-central-1")
+        );
+        let nothing = |_: &str| None;
+        let why = super::signer(&resolved(&[]), &nothing).unwrap_err();
+        assert!(why.starts_with("no AWS credentials were found"), "{why}");
+        let keys_only = |name: &str| env(name).filter(|_| name != "AWS_REGION");
+        let why = super::signer(&resolved(&[]), &keys_only).unwrap_err();
+        assert!(why.starts_with("no AWS region was found"), "{why}");
+    }
+
+    #[test]
+    fn resolving_a_signing_catalog_remembers_the_aws_secret() {
+        use crate::catalog::config::{Part, Property, Template};
+        let property = |key: &str, value: &str| Property {
+            key: key.into(),
+            value: Template {
+                parts: vec![Part::Literal(value.into())],
+            },
+            span: crate::span::Span::default(),
+        };
+        let catalog = CatalogConfig {
+            name: "glue".into(),
+            name_span: crate::span::Span::default(),
+            properties: vec![
+                property("uri", "https://glue.example"),
+                property("rest.sigv4-enabled", "True"),
+            ],
+        };
+        let resolved = resolve(&catalog, &env).unwrap();
+        assert_eq!(
+            resolved.signer.as_ref().unwrap().credentials.access_key_id,
+            "ENVKEY"
+        );
+        assert_eq!(resolved.redactor.clean("said env-secret"), "said ***");
+        let nothing = |_: &str| None;
+        let refused = resolve(&catalog, &nothing).err().unwrap();
+        assert!(
+            refused
+                .message
+                .starts_with("catalog `glue`, `rest.sigv4-enabled`: no AWS credentials"),
+            "{}",
+            refused.message
+        );
     }
 }

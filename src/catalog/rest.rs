@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use percent_encoding::{AsciiSet, CONTROLS, utf8_percent_encode};
 use serde_json::Value;
 
+use crate::aws::sigv4::Signer;
 use crate::catalog::auth::{Auth, token_from_reply};
 use crate::catalog::http::{Http, Method, Reply, Request, TransportError};
 use crate::catalog::redact::Redactor;
@@ -131,6 +132,8 @@ pub struct RestClient<H: Http> {
     pub auth: Auth,
     pub headers: Vec<(String, String)>,
     pub redactor: Redactor,
+    /// Signs every request with AWS SigV4 (`rest.sigv4-enabled`).
+    pub signer: Option<Signer>,
     /// The catalog's object-storage properties (`s3.*`, `client.*`, `gcs.*`, `adls.*`), which
     /// a table's LoadTable `config` overrides.
     pub storage: Vec<(String, String)>,
@@ -305,12 +308,13 @@ impl<H: Http> RestClient<H> {
             if let Some(token) = self.token(false)? {
                 headers.push(("Authorization".into(), format!("Bearer {token}")));
             }
-            let request = Request {
+            let mut request = Request {
                 method,
                 url: url.clone(),
                 headers,
                 body: body.clone(),
             };
+            self.sign(&mut request)?;
             let reply = self
                 .http
                 .send(&request)
@@ -332,6 +336,45 @@ impl<H: Http> RestClient<H> {
             }
             return Ok(reply);
         }
+    }
+
+    /// Adds the SigV4 headers when the catalog signs; a bearer token already there moves to
+    /// `Original-Authorization`, as pyiceberg's and Java's signers move it.
+    fn sign(&self, request: &mut Request) -> Result<(), CatalogError> {
+        let Some(signer) = &self.signer else {
+            return Ok(());
+        };
+        for (name, _) in &mut request.headers {
+            if name.eq_ignore_ascii_case("authorization") {
+                *name = "Original-Authorization".into();
+            }
+        }
+        let mut headers = request.headers.clone();
+        let (body, kind) = request.body.clone().unwrap_or_default();
+        if request.body.is_some() {
+            headers.push(("Content-Type".into(), kind.to_string()));
+        }
+        let method = match request.method {
+            Method::Get => "GET",
+            Method::Post => "POST",
+        };
+        let signed = signer
+            .sign(
+                method,
+                &request.url,
+                &headers,
+                &body,
+                jiff::Timestamp::now(),
+            )
+            .map_err(|why| CatalogError {
+                kind: ErrorKind::Other,
+                message: self.redactor.clean(&format!(
+                    "catalog `{}`: cannot sign the request: {why}",
+                    self.name
+                )),
+            })?;
+        request.headers.extend(signed);
+        Ok(())
     }
 
     /// The error of a request that got no reply; a commit's may have happened all the same.
@@ -553,6 +596,7 @@ mod tests {
             auth: Auth::Bearer("sekrit-token".into()),
             headers: Vec::new(),
             redactor,
+            signer: None,
             storage: Vec::new(),
             retries: 2,
             backoff: Duration::from_millis(1),

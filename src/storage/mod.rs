@@ -37,7 +37,7 @@ impl ObjectReader {
         env: &dyn Fn(&str) -> Option<String>,
         mut redactor: Redactor,
     ) -> Result<ObjectReader, String> {
-        let s3 = S3::new(properties, env, &mut redactor);
+        let s3 = S3::new(properties, env, &mut redactor)?;
         let dir = tempfile::Builder::new()
             .prefix("fieldgate-objects-")
             .tempdir()

@@ -4,12 +4,14 @@
 //! `s3.session-token` (or the `client.*` forms), `s3.path-style-access` (Java) and
 //! `s3.force-virtual-addressing` (pyiceberg), `s3.request-timeout` in seconds. What they leave
 //! unset comes from `AWS_ENDPOINT_URL_S3` / `AWS_ENDPOINT_URL`, `AWS_REGION` /
-//! `AWS_DEFAULT_REGION`, `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`.
+//! `AWS_DEFAULT_REGION`, `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, and
+//! then from the AWS profile (`AWS_PROFILE` in `~/.aws/config` and `~/.aws/credentials`).
 
 use std::time::Duration;
 
-use rusty_s3::{Bucket, Credentials, S3Action, UrlStyle};
+use rusty_s3::{Bucket, S3Action, UrlStyle};
 
+use crate::aws::profile::{Credentials, Profile};
 use crate::catalog::http::{Http, Method, Request, UreqHttp};
 use crate::catalog::redact::Redactor;
 
@@ -20,7 +22,7 @@ const DEFAULT_TIMEOUT_S: u64 = 60;
 pub struct S3 {
     endpoint: Option<String>,
     region: String,
-    credentials: Option<Credentials>,
+    credentials: Option<rusty_s3::Credentials>,
     path_style: bool,
     http: UreqHttp,
 }
@@ -45,40 +47,90 @@ fn setting(
         .filter(|v| !v.trim().is_empty())
 }
 
+/// Where the objects are and as whom they are read.
+struct Target {
+    endpoint: Option<String>,
+    region: String,
+    credentials: Option<Credentials>,
+}
+
+/// Each of the endpoint, region and credentials from the properties, else the environment,
+/// else the AWS profile, which is read only for what the others leave unset, as the SDKs fall
+/// back to it. Credentials come whole from one place.
+fn target(
+    properties: &[(String, String)],
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Target, String> {
+    let get = |keys: &[&str], vars: &[&str]| setting(properties, env, keys, vars);
+    let ignore_configured = env("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS")
+        .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
+    let endpoint_vars: &[&str] = if ignore_configured {
+        &[]
+    } else {
+        &["AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL"]
+    };
+    let mut endpoint = get(&["s3.endpoint"], endpoint_vars);
+    let mut region = get(
+        &["s3.region", "client.region"],
+        &["AWS_REGION", "AWS_DEFAULT_REGION"],
+    );
+    let key = get(
+        &["s3.access-key-id", "client.access-key-id"],
+        &["AWS_ACCESS_KEY_ID"],
+    );
+    let secret = get(
+        &["s3.secret-access-key", "client.secret-access-key"],
+        &["AWS_SECRET_ACCESS_KEY"],
+    );
+    let token = get(
+        &["s3.session-token", "client.session-token"],
+        &["AWS_SESSION_TOKEN"],
+    );
+    let mut credentials = key.zip(secret).map(|(key, secret)| Credentials {
+        access_key_id: key,
+        secret_access_key: secret,
+        session_token: token,
+    });
+    if credentials.is_none() || region.is_none() || endpoint.is_none() {
+        let profile = Profile::load(env)?;
+        if credentials.is_none() {
+            credentials = profile.credentials()?;
+        }
+        region = region.or_else(|| profile.region().map(str::to_string));
+        if !ignore_configured {
+            endpoint = endpoint.or_else(|| profile.endpoint("s3").map(str::to_string));
+        }
+    }
+    Ok(Target {
+        endpoint,
+        region: region.unwrap_or_else(|| "us-east-1".into()),
+        credentials,
+    })
+}
+
 impl S3 {
     pub fn new(
         properties: &[(String, String)],
         env: &dyn Fn(&str) -> Option<String>,
         redactor: &mut Redactor,
-    ) -> S3 {
+    ) -> Result<S3, String> {
         let get = |keys: &[&str], vars: &[&str]| setting(properties, env, keys, vars);
-        let endpoint = get(
-            &["s3.endpoint"],
-            &["AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL"],
-        );
-        let region = get(
-            &["s3.region", "client.region"],
-            &["AWS_REGION", "AWS_DEFAULT_REGION"],
-        )
-        .unwrap_or_else(|| "us-east-1".into());
-        let key = get(
-            &["s3.access-key-id", "client.access-key-id"],
-            &["AWS_ACCESS_KEY_ID"],
-        );
-        let secret = get(
-            &["s3.secret-access-key", "client.secret-access-key"],
-            &["AWS_SECRET_ACCESS_KEY"],
-        );
-        let token = get(
-            &["s3.session-token", "client.session-token"],
-            &["AWS_SESSION_TOKEN"],
-        );
-        for secret in [&secret, &token].into_iter().flatten() {
-            redactor.add(secret);
+        let Target {
+            endpoint,
+            region,
+            credentials,
+        } = target(properties, env)?;
+        if let Some(credentials) = &credentials {
+            redactor.add(&credentials.secret_access_key);
+            if let Some(token) = &credentials.session_token {
+                redactor.add(token);
+            }
         }
-        let credentials = key.zip(secret).map(|(key, secret)| match token {
-            Some(token) => Credentials::new_with_token(key, secret, token),
-            None => Credentials::new(key, secret),
+        let credentials = credentials.map(|c| match c.session_token {
+            Some(token) => {
+                rusty_s3::Credentials::new_with_token(c.access_key_id, c.secret_access_key, token)
+            }
+            None => rusty_s3::Credentials::new(c.access_key_id, c.secret_access_key),
         });
         let flag = |key: &str| get(&[key], &[]).is_some_and(|v| v.eq_ignore_ascii_case("true"));
         // A custom endpoint (MinIO, a local S3) usually serves buckets by path; AWS by host.
@@ -91,13 +143,13 @@ impl S3 {
                 Duration::from_secs(DEFAULT_TIMEOUT_S),
                 Duration::from_secs_f64,
             );
-        S3 {
+        Ok(S3 {
             endpoint,
             region,
             credentials,
             path_style,
             http: UreqHttp::new(timeout),
-        }
+        })
     }
 
     /// The object at `url` (`rest` is what follows the scheme: `bucket/key`).
@@ -156,7 +208,7 @@ impl S3 {
         };
         let why = match status {
             403 if self.credentials.is_none() => {
-                "access denied, and no credentials were found (the catalog vended none, `s3.access-key-id` is not set, nor is AWS_ACCESS_KEY_ID)"
+                "access denied, and no credentials were found (the catalog vended none, `s3.access-key-id` is not set, nor is AWS_ACCESS_KEY_ID, and the AWS profile has none)"
             }
             403 => "access denied to the credentials in use",
             404 => "no such object",
@@ -206,7 +258,7 @@ mod tests {
             ("s3.endpoint", "http://127.0.0.1:9"),
         ]);
         let environment = env(&[("AWS_ACCESS_KEY_ID", "ENVKEY"), ("AWS_REGION", "eu-west-1")]);
-        let s3 = S3::new(&properties, &environment, &mut redactor);
+        let s3 = S3::new(&properties, &environment, &mut redactor).unwrap();
         let credentials = s3.credentials.as_ref().unwrap();
         assert_eq!(credentials.key(), "VENDEDKEY");
         assert_eq!(credentials.secret(), "vended-secret");
@@ -223,7 +275,7 @@ mod tests {
             ("AWS_SECRET_ACCESS_KEY", "env-secret"),
             ("AWS_SESSION_TOKEN", "env-token"),
         ]);
-        let s3 = S3::new(&[], &environment, &mut redactor);
+        let s3 = S3::new(&[], &environment, &mut redactor).unwrap();
         let credentials = s3.credentials.as_ref().unwrap();
         assert_eq!(
             (credentials.key(), credentials.token()),
@@ -235,8 +287,53 @@ mod tests {
     }
 
     #[test]
+    fn the_aws_profile_fills_what_the_environment_leaves_unset() {
+        let home = tempfile::tempdir().unwrap();
+        let aws = home.path().join(".aws");
+        std::fs::create_dir_all(&aws).unwrap();
+        std::fs::write(
+            aws.join("config"),
+            "[default]\nregion = ap-south-1\nendpoint_url = http://127.0.0.1:9\n",
+        )
+        .unwrap();
+        std::fs::write(
+            aws.join("credentials"),
+            "[default]\naws_access_key_id = PROFILEKEY\naws_secret_access_key = profile-secret\n",
+        )
+        .unwrap();
+        let home_dir = home.path().display().to_string();
+        let lookup = |ignore: bool, region: bool| {
+            let home_dir = home_dir.clone();
+            move |name: &str| match name {
+                "HOME" => Some(home_dir.clone()),
+                "AWS_REGION" if region => Some("eu-north-1".to_string()),
+                "AWS_IGNORE_CONFIGURED_ENDPOINT_URLS" if ignore => Some("true".to_string()),
+                _ => None,
+            }
+        };
+        let mut redactor = Redactor::default();
+        let s3 = S3::new(&[], &lookup(false, true), &mut redactor).unwrap();
+        assert_eq!(s3.credentials.as_ref().unwrap().key(), "PROFILEKEY");
+        assert_eq!(
+            s3.region, "eu-north-1",
+            "the environment before the profile"
+        );
+        assert_eq!(s3.endpoint.as_deref(), Some("http://127.0.0.1:9"));
+        assert_eq!(redactor.clean("profile-secret"), "***");
+        let ignoring = S3::new(&[], &lookup(true, false), &mut redactor).unwrap();
+        assert_eq!(
+            (ignoring.endpoint, ignoring.region.as_str()),
+            (None, "ap-south-1")
+        );
+        // Credentials the properties give whole: the profile's are not mixed in.
+        let given = props(&[("s3.access-key-id", "K"), ("s3.secret-access-key", "S")]);
+        let s3 = S3::new(&given, &lookup(false, true), &mut redactor).unwrap();
+        assert_eq!(s3.credentials.as_ref().unwrap().key(), "K");
+    }
+
+    #[test]
     fn a_refusal_names_the_object_and_quotes_the_store() {
-        let s3 = S3::new(&[], &|_| None, &mut Redactor::default());
+        let s3 = S3::new(&[], &|_| None, &mut Redactor::default()).unwrap();
         let body = b"<?xml version=\"1.0\"?><Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>";
         let message = s3.refused("s3://b/k", 403, body);
         assert!(

@@ -15,22 +15,33 @@ pub struct Moto {
     server: Child,
 }
 
+/// moto's server in its venv, or `None` (after saying so) when it is missing outside CI.
+fn server_bin() -> Option<PathBuf> {
+    let server_bin = std::env::var_os("FIELDGATE_TEST_MOTO")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target/moto-venv/bin/moto_server"));
+    if !server_bin.exists() {
+        let message = format!(
+            "the object-storage tests need moto's server at {} (.ci/run makes it from tests/interop/moto-requirements.txt)",
+            server_bin.display()
+        );
+        if std::env::var("CI").is_ok_and(|v| v == "true") {
+            panic!("{message}");
+        }
+        eprintln!("SKIPPED: {message}");
+        return None;
+    }
+    Some(server_bin)
+}
+
+/// The Python of moto's venv, which has botocore (for `rest_server.py --sigv4-python`).
+pub fn python() -> Option<PathBuf> {
+    Some(server_bin()?.with_file_name("python"))
+}
+
 impl Moto {
     pub fn start() -> Option<Moto> {
-        let server_bin = std::env::var_os("FIELDGATE_TEST_MOTO")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| root().join("target/moto-venv/bin/moto_server"));
-        if !server_bin.exists() {
-            let message = format!(
-                "the object-storage tests need moto's server at {} (.ci/run makes it from tests/interop/moto-requirements.txt)",
-                server_bin.display()
-            );
-            if std::env::var("CI").is_ok_and(|v| v == "true") {
-                panic!("{message}");
-            }
-            eprintln!("SKIPPED: {message}");
-            return None;
-        }
+        let server_bin = server_bin()?;
         // moto's server cannot report a port it chose itself, so a free one is found first.
         let port = TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())

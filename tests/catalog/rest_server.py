@@ -8,7 +8,10 @@ responses are pyiceberg's response models serialised as pyiceberg serialises the
 
 Auth: a static bearer token (`--token`), and OAuth2 client credentials at `POST /v1/oauth/tokens`
 (`--client-id`/`--client-secret`), issuing tokens that expire after `--token-ttl` seconds. Any
-other request without a valid token gets 401 in the REST error model.
+other request without a valid token gets 401 in the REST error model. With `--sigv4 ACCESS_KEY
+SECRET_KEY REGION SERVICE` (and `--sigv4-session-token`), every request must instead be signed
+with AWS SigV4 for those credentials: each is checked by `sigv4_verifier.py` running on botocore
+in the Python `--sigv4-python` names, and one that fails gets 403 in the REST error model.
 
 Faults for tests, armed with `POST /test/faults` and a JSON body `{"operation": [fault, ...]}`,
 each fault used once, in order: `"load"` or `"commit"` or `"config"` with `"503"`, `"429"`,
@@ -23,7 +26,9 @@ spec's pagination runs.
 """
 
 import argparse
+import base64
 import json
+import subprocess
 import sys
 import threading
 import time
@@ -59,6 +64,28 @@ class State:
         self.faults = {}
         self.requests = []
         self.lock = threading.Lock()
+        self.verifier = None
+        if args.sigv4:
+            key, secret, region, service = args.sigv4
+            command = [args.sigv4_python, __file__.replace("rest_server.py", "sigv4_verifier.py")]
+            command += ["--access-key", key, "--secret-key", secret, "--region", region, "--service", service]
+            if args.sigv4_session_token:
+                command += ["--session-token", args.sigv4_session_token]
+            self.verifier = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+    def signature_problem(self, handler, body):
+        """Why the request's SigV4 signature fails botocore's check, or None when it passes."""
+        request = {
+            "method": handler.command,
+            "path": handler.path,
+            "headers": [[name, value] for name, value in handler.headers.items()],
+            "body": base64.b64encode(body).decode(),
+        }
+        with self.lock:
+            self.verifier.stdin.write(json.dumps(request) + "\n")
+            self.verifier.stdin.flush()
+            answer = json.loads(self.verifier.stdout.readline())
+        return answer["why"]
 
     def next_fault(self, operation):
         with self.lock:
@@ -111,8 +138,23 @@ class Handler(BaseHTTPRequestHandler):
                     "path": self.path,
                     "authorized": self.state.token_valid(self.bearer()),
                     "delegation": self.headers.get("X-Iceberg-Access-Delegation"),
+                    "signed": self.headers.get("Authorization", "").startswith("AWS4-HMAC-SHA256 "),
                 }
             )
+
+    def refused(self, body):
+        """Answers 401 (no valid token) or 403 (a SigV4 signature botocore does not accept) and
+        returns True, or returns False for a request that may proceed."""
+        if self.state.verifier is not None:
+            why = self.state.signature_problem(self, body)
+            if why is None:
+                return False
+            self.send_error_model(403, "ForbiddenException", f"SigV4 check failed: {why}")
+            return True
+        if self.state.token_valid(self.bearer()):
+            return False
+        self.send_error_model(401, "NotAuthorizedException", "Not authorized: bad token")
+        return True
 
     def fault(self, operation):
         """Applies an armed fault that fails before the operation; returns whether it answered."""
@@ -132,8 +174,8 @@ class Handler(BaseHTTPRequestHandler):
         url = urllib.parse.urlsplit(self.path)
         if url.path == "/test/requests":
             return self.send_json(200, self.state.requests)
-        if not self.state.token_valid(self.bearer()):
-            return self.send_error_model(401, "NotAuthorizedException", "Not authorized: bad token")
+        if self.refused(b""):
+            return
         if url.path == "/v1/config":
             fault, answered = self.fault("config")
             if answered:
@@ -166,8 +208,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.send_json(200, {})
         if url.path == "/v1/oauth/tokens":
             return self.issue_token(body)
-        if not self.state.token_valid(self.bearer()):
-            return self.send_error_model(401, "NotAuthorizedException", "Not authorized: bad token")
+        if self.refused(body):
+            return
         parts = self.route(url.path)
         if parts is not None and len(parts) == 4 and parts[2] == "tables":
             return self.commit(parts[1], parts[3], body)
@@ -309,6 +351,10 @@ def main():
     parser.add_argument("--prop", nargs=2, action="append", default=[], help="a SqlCatalog property")
     parser.add_argument("--vend", nargs=2, action="append", default=[], help="a vended table config property")
     parser.add_argument("--page-size", type=int, default=0, help="list in pages this long when the client paginates")
+    parser.add_argument("--sigv4", nargs=4, metavar=("ACCESS_KEY", "SECRET_KEY", "REGION", "SERVICE"),
+                        help="require AWS SigV4 for these credentials instead of a token")
+    parser.add_argument("--sigv4-session-token", help="the session token a SigV4 request must carry")
+    parser.add_argument("--sigv4-python", help="a Python with botocore, to run sigv4_verifier.py")
     args = parser.parse_args()
     Handler.state = State(args)
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
