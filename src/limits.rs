@@ -20,6 +20,8 @@ pub struct Limits {
     pub avro_value_bytes: u64,
     /// Fields in the new schemas of one proposal.
     pub schema_fields: u64,
+    /// Previous metadata files of a live-only table's `metadata-log` read for its history.
+    pub metadata_log_files: u64,
     pub parquet: ParquetLimits,
 }
 
@@ -49,6 +51,7 @@ impl Default for Limits {
             manifest_records: 1_000_000,
             avro_value_bytes: 16 << 20,
             schema_fields: 2_500_000,
+            metadata_log_files: 100,
             parquet: ParquetLimits::default(),
         }
     }

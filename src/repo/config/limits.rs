@@ -15,6 +15,7 @@ const KEYS: &[(&str, bool, Place)] = &[
     ("manifest-records", false, |l| &mut l.manifest_records),
     ("avro-value-bytes", true, |l| &mut l.avro_value_bytes),
     ("schema-fields", false, |l| &mut l.schema_fields),
+    ("metadata-log-files", false, |l| &mut l.metadata_log_files),
     ("parquet-footer-bytes", true, |l| {
         &mut l.parquet.footer_bytes
     }),
