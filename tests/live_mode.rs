@@ -204,10 +204,16 @@ fn an_unreachable_or_refusing_catalog_is_exit_2_and_prints_no_secret() {
         text(&bare.stderr)
     );
 
-    // The catalog reached is the base's: a pull request pointing it elsewhere changes nothing.
+    // The catalog and the table reached are the base's: a pull request pointing them elsewhere
+    // changes nothing.
     let moved = pull_request(&live_only(&catalog.uri, ""), migration);
     let dir = moved.path();
-    write(dir, "fieldgate.yaml", &live_only("http://127.0.0.1:9", ""));
+    let elsewhere = "  db.events:\n    catalog: lake\n    identifier: db.elsewhere\nproposals:\n  - migrations/*.sql\n";
+    write(
+        dir,
+        "fieldgate.yaml",
+        &lake_config("http://127.0.0.1:9", TOKEN_AUTH, elsewhere),
+    );
     commit_all(dir, "point the catalog elsewhere");
     assert_exit(&check(dir, "human"), 0);
 

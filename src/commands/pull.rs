@@ -77,7 +77,7 @@ pub fn chosen_tables<'c>(
         let all: Vec<_> = with_catalog().collect();
         if all.is_empty() {
             return Err(Failure::Message(format!(
-                "no table of {CONFIG_FILE} has a `catalog:` and a pinned copy (`metadata:`): give the tables that live in a catalog `catalog: NAME`, and the catalog under `catalogs:`"
+                "no table of {CONFIG_FILE} has a `catalog:` and a pinned copy (`metadata:`): give the tables that live in a catalog `catalog: NAME`, and the catalog under `catalogs:` (a table without `metadata:` lives only in its catalog and has nothing to pull)"
             )));
         }
         return Ok(all);

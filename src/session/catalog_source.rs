@@ -18,6 +18,7 @@ use crate::iceberg::metadata::TableMetadata;
 use crate::repo::config::{Config, TableConfig};
 use crate::repo::location::{TableLocation, decode_metadata, read_input};
 use crate::rules::{CommitInfo, FileHistory, RuleOptions};
+use crate::session::drift::failure_text;
 use crate::session::input::{LoadedTable, parse_metadata};
 use crate::session::live::{Catalogs, LiveTable};
 use crate::session::source::TableSource;
@@ -49,7 +50,14 @@ impl CatalogSource<'_> {
 
 impl TableSource for CatalogSource<'_> {
     fn load(&self) -> Result<Option<LoadedTable>, Failure> {
-        let live = self.live()?;
+        let live = self.live().map_err(|failure| match failure {
+            Failure::Message(why) => Failure::Message(format!(
+                "`{}` has no `metadata:` in the repository, so it is judged against its live table in catalog `{}`, which cannot be read: {why}",
+                self.table.name,
+                self.catalog()
+            )),
+            located => located,
+        })?;
         Ok(Some(LoadedTable {
             location: TableLocation {
                 metadata_file: PathBuf::from(&live.source.name),
@@ -163,12 +171,7 @@ fn read_version(live: &LiveTable, logged: &Logged) -> Result<TableMetadata, Stri
         name: url.to_string(),
         text,
     });
-    parse_metadata(&source).map_err(|failure| match failure {
-        Failure::Message(message) => message,
-        Failure::Located(errors) => errors
-            .first()
-            .map_or_else(|| "it is not valid metadata".into(), |e| e.message.clone()),
-    })
+    parse_metadata(&source).map_err(|failure| failure_text(&failure))
 }
 
 /// The last segment of a metadata file's address, as findings name the version.

@@ -25,13 +25,13 @@ use crate::iceberg::metadata::TableMetadata;
 use crate::judge::Settings;
 use crate::plural::counted;
 use crate::proposal::Proposal;
-use crate::repo::config::{CONFIG_FILE, Config, ConfigError, SampleKind, TableConfig, repo_path};
+use crate::repo::config::{CONFIG_FILE, Config, SampleKind, TableConfig, repo_path};
 use crate::repo::git::{Base, Repo};
 use crate::repo::glob;
 use crate::repo::location::{Files, LocateError, first_metadata_file, locate_in};
 use crate::repo::work_tree::RepoWorkTree;
 use crate::session::catalog_source::CatalogSource;
-use crate::session::drift::{self, Drift, stale_help};
+use crate::session::drift::{self, Drift, failure_text, stale_help};
 use crate::session::input::{
     ReadProposal, describe, parse_metadata, parse_proposal, schema_file_failure,
 };
@@ -39,7 +39,7 @@ use crate::session::live::{Catalogs, drift_finding, trusted_config};
 use crate::session::plan::edits::{RULE as EDIT_RULE, edited_migrations};
 use crate::session::plan::links::Reached;
 use crate::session::plan::policy::Policy;
-use crate::session::plan::repo_config::{config_failure, load_repo_config};
+use crate::session::plan::repo_config::{both, load_repo_config};
 use crate::session::plan::routing::{
     Item, is_proposal, metadata_outside, parse_all, route, slashed,
 };
@@ -119,10 +119,8 @@ pub fn gate(args: &CheckArgs, fail_on: Severity) -> Result<Gated, Failure> {
     let mut judged: Vec<(Judgement, Settings)> = Vec::new();
     let mut catalogs = Catalogs::default();
     for ((table, path), items) in config.tables.iter().zip(&locations).zip(&routed) {
-        let metadata_changed = path
-            .as_deref()
-            .is_some_and(|p| reached.touched(&changed, p));
-        if items.is_empty() && !metadata_changed {
+        let touched = path.as_ref().is_some_and(|p| reached.touched(&changed, p));
+        if items.is_empty() && !touched {
             continue;
         }
         let at = TableAt {
@@ -170,20 +168,6 @@ fn created_paths(config: &Config, routed: &[Vec<Item>], config_dir: &Path) -> Ve
         .filter(|(_, items)| items.first().is_some_and(Item::may_create))
         .filter_map(|(table, _)| repo_path(config_dir, table.metadata.as_deref()?).ok())
         .collect()
-}
-
-/// `read` of the change's configuration, then of the entries `--policy base` keeps judging
-/// though the change removed them; each one's errors located in its own file.
-fn both<T>(
-    head: &Config,
-    dropped: Option<&Config>,
-    read: impl Fn(&Config) -> Result<Vec<T>, Vec<ConfigError>>,
-) -> Result<Vec<T>, Failure> {
-    let mut all = read(head).map_err(|errors| config_failure(head, errors))?;
-    if let Some(dropped) = dropped {
-        all.extend(read(dropped).map_err(|errors| config_failure(dropped, errors))?);
-    }
-    Ok(all)
 }
 
 /// The human report's first lines: the base, how many proposals, how many tables touched.
@@ -335,24 +319,37 @@ impl TableAt<'_> {
         let existed = base.is_some();
         let mut judgement =
             judge_from(self.table.name.clone(), base, &start, read, &settings, now)?;
-        let statements = &judgement.statements;
-        let alters: Vec<&Statement> = statements
+        self.metadata_drift(&mut judgement, &settings, (&start, existed), &files)?;
+        Ok(Some((judgement, settings)))
+    }
+
+    /// The `metadata-drift` finding, if any, once the proposals applied without a problem,
+    /// unless the settings turn the rule off or the table lives only in its catalog (with no
+    /// metadata in the repository to drift).
+    fn metadata_drift(
+        &self,
+        judgement: &mut Judgement,
+        settings: &Settings,
+        start: (&TableMetadata, bool),
+        files: &[String],
+    ) -> Result<(), Failure> {
+        let (Some(path), Some(severity)) = (self.path, settings.severity("metadata-drift")) else {
+            return Ok(());
+        };
+        if !judgement.evolution.problems.is_empty() {
+            return Ok(());
+        }
+        let alters: Vec<&Statement> = judgement
+            .statements
             .iter()
             .filter(|s| matches!(s.kind, StatementKind::Alter(_)))
             .collect();
-        // A live-only table has no metadata in the repository to drift.
-        if judgement.evolution.problems.is_empty()
-            && let Some(path) = self.path
-            && let Some(severity) = settings.severity("metadata-drift")
-        {
-            let expected = &judgement.evolution.metadata;
-            let (start, files) = ((&start, existed), files.as_slice());
-            let drift = self.drift(path, start, files, &alters, expected, severity)?;
-            let drift = drift.map(|d| drift::after_failing_rules(d, &judgement.findings));
-            judgement.findings.extend(drift);
-            judgement.judged_by_some.push("metadata-drift");
-        }
-        Ok(Some((judgement, settings)))
+        let expected = &judgement.evolution.metadata;
+        let drift = self.drift(path, start, files, &alters, expected, severity)?;
+        let drift = drift.map(|d| drift::after_failing_rules(d, &judgement.findings));
+        judgement.findings.extend(drift);
+        judgement.judged_by_some.push("metadata-drift");
+        Ok(())
     }
 
     /// A table with no metadata at the base: the first proposal must create it, with CREATE
@@ -436,10 +433,16 @@ impl TableAt<'_> {
         catalogs: &'s mut Catalogs,
     ) -> Result<Box<dyn TableSource + 's>, Failure> {
         let Some(path) = self.path else {
+            // The base's entry says which catalog table it is: a pull request must not point the
+            // gate at another one.
+            let trusted = self.policy.base_config();
+            let base_entry = trusted.and_then(|c| c.table(&self.table.name));
+            let table = base_entry.filter(|t| t.catalog.is_some());
+            let table = table.unwrap_or(self.table);
             return Ok(Box::new(CatalogSource {
                 catalogs: RefCell::new(catalogs),
-                config: trusted_config(self.policy.base_config(), self.table)?,
-                table: self.table,
+                config: trusted_config(trusted, table)?,
+                table,
                 log_files: crate::limits::get().metadata_log_files,
             }));
         };
@@ -588,16 +591,5 @@ impl TableAt<'_> {
             help: Some(help),
             related: Vec::new(),
         }))
-    }
-}
-
-/// Why a read failed, in one line: its first problem, with the file it was found in.
-fn failure_text(failure: &Failure) -> String {
-    match failure {
-        Failure::Message(message) => message.clone(),
-        Failure::Located(errors) => errors
-            .first()
-            .map(|e| format!("{} ({})", e.message, e.source.name))
-            .unwrap_or_default(),
     }
 }
