@@ -10,7 +10,8 @@ mod common;
 use std::path::Path;
 use std::process::Command;
 
-use catalog::{Catalog, TOKEN, TOKEN_AUTH, fieldgate, lake_config};
+use catalog::moto::Moto;
+use catalog::{Catalog, TOKEN, TOKEN_AUTH, fieldgate, lake_config, tool};
 use common::{assert_exit, commit_all, fieldgate_in, git, text, write};
 
 /// `db.events` with no `metadata:`, under `migrations/*.sql` proposals, then `more`.
@@ -130,6 +131,28 @@ fn a_drop_dated_by_the_metadata_log_makes_a_later_re_add_name_reuse() {
     assert!(out.contains("was dropped in 0000"), "{out}");
     assert!(out.contains(&dated), "{out}");
 
+    // The file that dropped it gone from the warehouse: the history is cut there, with the
+    // reason; the finding stands (the live table's schemas still hold the field), undated.
+    let metadata_dir = catalog.warehouse().replace("file://", "") + "/db/events/metadata";
+    let mut files: Vec<_> = std::fs::read_dir(&metadata_dir)
+        .expect("metadata dir")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.to_string_lossy().ends_with(".metadata.json"))
+        .collect();
+    files.sort();
+    let newest_previous = files[files.len() - 2].clone();
+    let kept = std::fs::read(&newest_previous).expect("read");
+    std::fs::remove_file(&newest_previous).expect("remove");
+    let unreadable = check(dir, "json");
+    assert_exit(&unreadable, 1);
+    let (out, err) = (text(&unreadable.stdout), text(&unreadable.stderr));
+    assert!(
+        out.contains("\"rule\": \"name-reuse\"") && !out.contains(&dated),
+        "{out}"
+    );
+    assert!(err.contains("cannot be read"), "{err}");
+    std::fs::write(&newest_previous, kept).expect("restore");
+
     // Reading one previous file leaves the drop before the history: the finding stands (the
     // live table's schemas still hold the field), undated, and a note says the history was cut.
     let cut = pull_request(
@@ -148,6 +171,47 @@ fn a_drop_dated_by_the_metadata_log_makes_a_later_re_add_name_reuse() {
             && err.contains("`limits: metadata-log-files`"),
         "{err}"
     );
+}
+
+#[test]
+fn the_metadata_log_is_read_from_s3_with_the_vended_credentials() {
+    let Some(moto) = Moto::start() else {
+        return;
+    };
+    let endpoint = moto.endpoint.as_str();
+    tool(&["make-bucket", "--endpoint", endpoint, "lake"]);
+    let writer = [
+        ("s3.endpoint", endpoint),
+        ("s3.access-key-id", "writer"),
+        ("s3.secret-access-key", "writer-secret"),
+        ("s3.region", "us-east-1"),
+    ];
+    let vended_secret = "v3nded-l0g-s3cret";
+    let vend = [
+        ["--vend", "s3.endpoint", endpoint],
+        ["--vend", "s3.region", "us-east-1"],
+        ["--vend", "s3.access-key-id", "AKIAVENDEDLOG0001"],
+        ["--vend", "s3.secret-access-key", vended_secret],
+    ]
+    .concat();
+    let Some(catalog) = Catalog::start_in(Some("s3://lake/warehouse"), &writer, &vend) else {
+        return;
+    };
+    catalog.change("drop-column", &["db.events", "source"]);
+    let repo = pull_request(
+        &live_only(&catalog.uri, ""),
+        "ALTER TABLE db.events ADD COLUMN source string;\n",
+    );
+    let reused = check(repo.path(), "json");
+    assert_exit(&reused, 1);
+    let out = text(&reused.stdout);
+    let dated = format!(".metadata.json on {}.", today());
+    assert!(
+        out.contains("was dropped in 0000") && out.contains(&dated),
+        "{out}"
+    );
+
+    assert!(!out.contains(vended_secret) && !text(&reused.stderr).contains(vended_secret));
 }
 
 #[test]

@@ -84,10 +84,11 @@ impl TableSource for CatalogSource<'_> {
             ));
         }
         let mut versions = read.versions;
-        versions.push((
-            dated("the live table", live.metadata.last_updated_ms),
-            live.metadata,
-        ));
+        let current = live
+            .metadata_location
+            .as_deref()
+            .map_or("the live table", file_name);
+        versions.push((dated(current, live.metadata.last_updated_ms), live.metadata));
         Ok(Some(FileHistory::from_versions(&versions, options)))
     }
 }

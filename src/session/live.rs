@@ -76,6 +76,8 @@ pub struct LiveTable {
     pub source: Source,
     pub metadata: TableMetadata,
     pub objects: ObjectReader,
+    /// Where the catalog says the current metadata file is, when it says.
+    pub metadata_location: Option<String>,
 }
 
 impl Catalogs {
@@ -152,6 +154,7 @@ impl Catalogs {
             source,
             metadata,
             objects,
+            metadata_location: loaded.metadata_location.clone(),
         })
     }
 }
