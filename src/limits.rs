@@ -23,6 +23,8 @@ pub struct Limits {
     /// Statements in one migration file (those that are not empty): a file's statements are
     /// held and judged together, so their count bounds the memory and time of judging it.
     pub statements_per_file: u64,
+    /// Previous metadata files of a live-only table's `metadata-log` read for its history.
+    pub metadata_log_files: u64,
     pub parquet: ParquetLimits,
 }
 
@@ -53,6 +55,7 @@ impl Default for Limits {
             avro_value_bytes: 16 << 20,
             schema_fields: 2_500_000,
             statements_per_file: 100_000,
+            metadata_log_files: 100,
             parquet: ParquetLimits::default(),
         }
     }

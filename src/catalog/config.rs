@@ -360,6 +360,12 @@ impl TableConfig {
     pub fn catalog_identifier(&self) -> &str {
         self.identifier.as_ref().map_or(&self.name, |(id, _)| id)
     }
+
+    /// Whether the table lives only in its catalog, with no pinned copy (`catalog:` without
+    /// `metadata:`): it is judged against the live table.
+    pub fn live_only(&self) -> bool {
+        self.catalog.is_some() && self.metadata.is_none()
+    }
 }
 
 /// A table's `catalog:` or `identifier:`: a non-empty string setting with its place.

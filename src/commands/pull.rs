@@ -61,17 +61,23 @@ pub fn run(args: &PullArgs, out: &mut dyn Write) -> Result<bool, Failure> {
     Ok(!args.check || in_sync)
 }
 
-/// The tables named (each must have a `catalog:`), or every table with one.
+/// The tables named (each must have a `catalog:`), or every table with one and a pinned copy
+/// (a live-only table has none to pull or push).
 pub fn chosen_tables<'c>(
     config: &'c Config,
     names: &[String],
 ) -> Result<Vec<&'c TableConfig>, Failure> {
-    let with_catalog = || config.tables.iter().filter(|t| t.catalog.is_some());
+    let with_catalog = || {
+        config
+            .tables
+            .iter()
+            .filter(|t| t.catalog.is_some() && !t.live_only())
+    };
     if names.is_empty() {
         let all: Vec<_> = with_catalog().collect();
         if all.is_empty() {
             return Err(Failure::Message(format!(
-                "no table of {CONFIG_FILE} has a `catalog:`: give the tables that live in a catalog `catalog: NAME`, and the catalog under `catalogs:`"
+                "no table of {CONFIG_FILE} has a `catalog:` and a pinned copy (`metadata:`): give the tables that live in a catalog `catalog: NAME`, and the catalog under `catalogs:` (a table without `metadata:` lives only in its catalog and has nothing to pull)"
             )));
         }
         return Ok(all);
@@ -98,7 +104,7 @@ pub fn chosen_tables<'c>(
 pub fn pinned_path(table: &TableConfig, dir: &Path) -> Result<PathBuf, Failure> {
     let Some(metadata) = &table.metadata else {
         return Err(Failure::Message(format!(
-            "`{}` has no `metadata:`: give the file its pinned copy is kept in, e.g. `metadata: tables/{}.metadata.json`",
+            "`{}` has no `metadata:`, so it lives only in its catalog and has no pinned copy (`check` judges it against the live table): to keep one, give the file it is kept in, e.g. `metadata: tables/{}.metadata.json`",
             table.name, table.name
         )));
     };

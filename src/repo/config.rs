@@ -257,29 +257,34 @@ pub fn repo_path(dir: &Path, path: &str) -> Result<PathBuf, String> {
 }
 
 impl Config {
-    /// Where each table's metadata must be, relative to the repository root, with located errors
-    /// for a missing `metadata`, a path outside the repository, or one for which `exists`
-    /// (asked with the repository-relative path) says no.
+    /// Where each table's metadata must be, relative to the repository root (`None` for a table
+    /// that lives only in its catalog), with located errors for a missing `metadata`, a path
+    /// outside the repository, or one for which `exists` (asked with the repository-relative
+    /// path) says no.
     pub fn locations(
         &self,
         dir: &Path,
         exists: &dyn Fn(&Path) -> bool,
-    ) -> Result<Vec<PathBuf>, Vec<ConfigError>> {
+    ) -> Result<Vec<Option<PathBuf>>, Vec<ConfigError>> {
         let mut out = Vec::new();
         let mut errors = Vec::new();
         for table in &self.tables {
+            if table.live_only() {
+                out.push(None);
+                continue;
+            }
             let Some(metadata) = &table.metadata else {
                 errors.push(ConfigError {
                     span: table.name_span,
                     message: format!("`{}` has no `metadata`", table.name),
                     help: Some(
-                        "give the table's `*.metadata.json` file or its table directory".into(),
+                        "give the table's `*.metadata.json` file or its table directory, or the `catalog:` it lives in".into(),
                     ),
                 });
                 continue;
             };
             match repo_path(dir, metadata) {
-                Ok(path) if exists(&path) => out.push(path),
+                Ok(path) if exists(&path) => out.push(Some(path)),
                 Ok(path) => errors.push(ConfigError {
                     span: table.metadata_span,
                     message: format!(

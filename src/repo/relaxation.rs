@@ -170,6 +170,14 @@ fn table_relaxations(
     if let Some(moved) = metadata_moved(was, now) {
         push(now.metadata_span, moved);
     }
+    if let (Some(from), None, Some(_)) = (&was.metadata, &now.metadata, &now.catalog) {
+        push(
+            now.name_span,
+            format!(
+                "`metadata: {from}` is left out: the table is judged against its live table, and no committed metadata is compared with the migrations"
+            ),
+        );
+    }
     if let Some(lost) = weakened(b.compatibility, h.compatibility)
         && let Some(span) = own(now.compatibility_span, was.compatibility.is_some())
     {
@@ -504,6 +512,21 @@ mod tests {
             format!("{TABLES}compatibility: full-transitive\nrules:\n  missing-doc: error\n");
         assert_eq!(found_count(TABLES, &stricter), 0);
         assert_eq!(found_count(TABLES, TABLES), 0);
+    }
+
+    #[test]
+    fn a_pinned_copy_left_out_for_live_mode_is_a_relaxation() {
+        let pinned = "catalogs:\n  lake:\n    type: rest\n    uri: http://catalog\ntables:\n  db.t:\n    catalog: lake\n    metadata: t.metadata.json\n";
+        let live = pinned.replace("    metadata: t.metadata.json\n", "");
+        assert_eq!(
+            found(pinned, &live),
+            [(
+                "db.t".into(),
+                Some("db.t".into()),
+                "`metadata: t.metadata.json` is left out: the table is judged against its live table, and no committed metadata is compared with the migrations for `db.t`".into()
+            )]
+        );
+        assert_eq!(found_count(&live, pinned), 0);
     }
 
     fn found_count(base: &str, head: &str) -> usize {

@@ -28,10 +28,12 @@ struct Retired {
 
 impl Retired {
     fn committed(commit: &CommitInfo) -> String {
-        format!(
-            "dropped in {} on {} by {}",
-            commit.id, commit.date, commit.author
-        )
+        // A catalog's metadata log dates a version but names no author.
+        let by = match commit.author.as_str() {
+            "" => String::new(),
+            author => format!(" by {author}"),
+        };
+        format!("dropped in {} on {}{by}", commit.id, commit.date)
     }
 }
 

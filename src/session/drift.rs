@@ -11,6 +11,7 @@
 
 use crate::change::{Statement, StatementKind};
 use crate::evolve::evolve;
+use crate::failure::Failure;
 use crate::finding::{Finding, Severity};
 use crate::iceberg::metadata::{TableMetadata, same_schemas};
 use crate::iceberg::pair::{Member, Members, Pairing};
@@ -284,6 +285,17 @@ fn statement_files(statements: &[&Statement]) -> Vec<String> {
         }
     }
     files
+}
+
+/// Why a read failed, in one line: its first problem, with the file it was found in.
+pub fn failure_text(failure: &Failure) -> String {
+    match failure {
+        Failure::Message(message) => message.clone(),
+        Failure::Located(errors) => errors
+            .first()
+            .map(|e| format!("{} ({})", e.message, e.source.name))
+            .unwrap_or_default(),
+    }
 }
 
 #[cfg(test)]

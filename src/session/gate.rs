@@ -9,6 +9,7 @@
 //! table with `sample:` has its sample data files (from the working tree) read under the new
 //! schema once its rules pass.
 
+use std::cell::RefCell;
 use std::env;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -24,12 +25,13 @@ use crate::iceberg::metadata::TableMetadata;
 use crate::judge::Settings;
 use crate::plural::counted;
 use crate::proposal::Proposal;
-use crate::repo::config::{CONFIG_FILE, Config, ConfigError, SampleKind, TableConfig, repo_path};
+use crate::repo::config::{CONFIG_FILE, Config, SampleKind, TableConfig, repo_path};
 use crate::repo::git::{Base, Repo};
 use crate::repo::glob;
 use crate::repo::location::{Files, LocateError, first_metadata_file, locate_in};
 use crate::repo::work_tree::RepoWorkTree;
-use crate::session::drift::{self, Drift, stale_help};
+use crate::session::catalog_source::CatalogSource;
+use crate::session::drift::{self, Drift, failure_text, stale_help};
 use crate::session::input::{
     ReadProposal, describe, parse_metadata, parse_proposal, schema_file_failure,
 };
@@ -37,7 +39,7 @@ use crate::session::live::{Catalogs, drift_finding, trusted_config};
 use crate::session::plan::edits::{Base as MergedBase, RULE as EDIT_RULE, edited_migrations};
 use crate::session::plan::links::Reached;
 use crate::session::plan::policy::Policy;
-use crate::session::plan::repo_config::{config_failure, load_repo_config};
+use crate::session::plan::repo_config::{both, load_repo_config};
 use crate::session::plan::routing::{
     Item, is_proposal, metadata_outside, parse_all, route, slashed,
 };
@@ -117,8 +119,8 @@ pub fn gate(args: &CheckArgs, fail_on: Severity) -> Result<Gated, Failure> {
     let mut judged: Vec<(Judgement, Settings)> = Vec::new();
     let mut catalogs = Catalogs::default();
     for ((table, path), items) in config.tables.iter().zip(&locations).zip(&routed) {
-        let metadata_changed = reached.touched(&changed, path);
-        if items.is_empty() && !metadata_changed {
+        let touched = path.as_ref().is_some_and(|p| reached.touched(&changed, p));
+        if items.is_empty() && !touched {
             continue;
         }
         let at = TableAt {
@@ -130,7 +132,7 @@ pub fn gate(args: &CheckArgs, fail_on: Severity) -> Result<Gated, Failure> {
             policy: &policy,
             head: &head,
             table,
-            path,
+            path: path.as_deref(),
             dialect,
         };
         let checks = LaterChecks {
@@ -168,20 +170,6 @@ fn created_paths(config: &Config, routed: &[Vec<Item>], config_dir: &Path) -> Ve
         .collect()
 }
 
-/// `read` of the change's configuration, then of the entries `--policy base` keeps judging
-/// though the change removed them; each one's errors located in its own file.
-fn both<T>(
-    head: &Config,
-    dropped: Option<&Config>,
-    read: impl Fn(&Config) -> Result<Vec<T>, Vec<ConfigError>>,
-) -> Result<Vec<T>, Failure> {
-    let mut all = read(head).map_err(|errors| config_failure(head, errors))?;
-    if let Some(dropped) = dropped {
-        all.extend(read(dropped).map_err(|errors| config_failure(dropped, errors))?);
-    }
-    Ok(all)
-}
-
 /// The human report's first lines: the base, how many proposals, how many tables touched.
 fn header(base: &Base, policy: &Policy, proposals: usize, touched: usize, tables: usize) -> String {
     let policy_line = policy
@@ -209,8 +197,9 @@ struct TableAt<'a> {
     /// The change's configuration.
     head: &'a Config,
     table: &'a TableConfig,
-    /// The table's metadata file or directory, relative to the root.
-    path: &'a Path,
+    /// The table's metadata file or directory, relative to the root; `None` for a table that
+    /// lives only in its catalog, judged against the live table.
+    path: Option<&'a Path>,
     dialect: Dialect,
 }
 
@@ -229,7 +218,7 @@ impl TableAt<'_> {
         checks: &LaterChecks,
         catalogs: &mut Catalogs,
     ) -> Result<Option<(Judgement, Settings)>, Failure> {
-        let Some((mut judgement, settings)) = self.judge(items, now)? else {
+        let Some((mut judgement, settings)) = self.judge(items, now, catalogs)? else {
             return Ok(None);
         };
         self.live_drift(checks.live, catalogs, &settings, &mut judgement)?;
@@ -239,9 +228,9 @@ impl TableAt<'_> {
             let Some(sample) = table.sample.as_ref() else {
                 return Ok(None);
             };
-            if let (true, Some(_), SampleKind::Count(n)) =
-                (checks.live, &table.catalog, &sample.kind)
-            {
+            // A live-only table has no other snapshot to sample than the live one.
+            let live = checks.live || self.path.is_none();
+            if let (true, Some(_), SampleKind::Count(n)) = (live, &table.catalog, &sample.kind) {
                 let config = trusted_config(self.policy.base_config(), table)?;
                 let live = catalogs.live_table(config, table)?;
                 return Ok(Some(verification::live(sample, &table.source, *n, live)));
@@ -267,7 +256,7 @@ impl TableAt<'_> {
         settings: &Settings,
         judgement: &mut Judgement,
     ) -> Result<(), Failure> {
-        if !live || self.table.catalog.is_none() {
+        if !live || self.table.catalog.is_none() || self.path.is_none() {
             return Ok(());
         }
         let Some(severity) = settings.severity("live-drift") else {
@@ -284,9 +273,15 @@ impl TableAt<'_> {
     /// Judges the table's proposals, in order, against its base metadata, with its file history,
     /// and compares the committed metadata with the result. `None`: a table new in this change
     /// with no proposal, so there is nothing to judge.
-    fn judge(&self, items: &[Item], now: i64) -> Result<Option<(Judgement, Settings)>, Failure> {
+    fn judge(
+        &self,
+        items: &[Item],
+        now: i64,
+        catalogs: &mut Catalogs,
+    ) -> Result<Option<(Judgement, Settings)>, Failure> {
         let mut settings = self.policy.settings_for(self.head, self.table);
-        let base = self.source().load()?;
+        let source = self.source(catalogs)?;
+        let base = source.load()?;
         let mut items: Vec<Item> = items.to_vec();
         let mut read: Vec<ReadProposal> = Vec::new();
         let start: TableMetadata = match &base {
@@ -295,7 +290,10 @@ impl TableAt<'_> {
                     Item::Ddl { statements, .. } => statements.as_slice(),
                     Item::SchemaFile { .. } => &[],
                 });
-                let held = format!(" at the base (`{}`)", self.path.display());
+                let held = match self.path {
+                    Some(path) => format!(" at the base (`{}`)", path.display()),
+                    None => " in its catalog".into(),
+                };
                 let help = "change an existing table with ALTER TABLE statements";
                 let creates = creates_existing(statements, &self.table.name, &held, help);
                 if !creates.is_empty() {
@@ -303,35 +301,55 @@ impl TableAt<'_> {
                 }
                 loaded.metadata.clone()
             }
-            None => match self.created(&mut items, &mut read, now)? {
-                Some(metadata) => metadata,
+            None => match self.path {
+                Some(path) => match self.created(path, &mut items, &mut read, now)? {
+                    Some(metadata) => metadata,
+                    None => return Ok(None),
+                },
                 None => return Ok(None),
             },
         };
         // Each proposal against the table as the ones before it left it, as `apply` would go.
         read.extend(read_in_order(&items, self.dialect, Some(&start))?);
         if base.is_some() {
-            settings.file_history = self.source().history(&settings.options)?;
+            settings.file_history = source.history(&settings.options)?;
         }
+        drop(source);
         let files: Vec<String> = read.iter().map(|r| slashed(&r.path)).collect();
         let existed = base.is_some();
         let mut judgement =
             judge_from(self.table.name.clone(), base, &start, read, &settings, now)?;
-        let statements = &judgement.statements;
-        let alters: Vec<&Statement> = statements
+        self.metadata_drift(&mut judgement, &settings, (&start, existed), &files)?;
+        Ok(Some((judgement, settings)))
+    }
+
+    /// The `metadata-drift` finding, if any, once the proposals applied without a problem,
+    /// unless the settings turn the rule off or the table lives only in its catalog (with no
+    /// metadata in the repository to drift).
+    fn metadata_drift(
+        &self,
+        judgement: &mut Judgement,
+        settings: &Settings,
+        start: (&TableMetadata, bool),
+        files: &[String],
+    ) -> Result<(), Failure> {
+        let (Some(path), Some(severity)) = (self.path, settings.severity("metadata-drift")) else {
+            return Ok(());
+        };
+        if !judgement.evolution.problems.is_empty() {
+            return Ok(());
+        }
+        let alters: Vec<&Statement> = judgement
+            .statements
             .iter()
             .filter(|s| matches!(s.kind, StatementKind::Alter(_)))
             .collect();
-        if judgement.evolution.problems.is_empty()
-            && let Some(severity) = settings.severity("metadata-drift")
-        {
-            let expected = &judgement.evolution.metadata;
-            let drift = self.drift(&start, existed, &files, &alters, expected, severity)?;
-            let drift = drift.map(|d| drift::after_failing_rules(d, &judgement.findings));
-            judgement.findings.extend(drift);
-            judgement.judged_by_some.push("metadata-drift");
-        }
-        Ok(Some((judgement, settings)))
+        let expected = &judgement.evolution.metadata;
+        let drift = self.drift(path, start, files, &alters, expected, severity)?;
+        let drift = drift.map(|d| drift::after_failing_rules(d, &judgement.findings));
+        judgement.findings.extend(drift);
+        judgement.judged_by_some.push("metadata-drift");
+        Ok(())
     }
 
     /// A table with no metadata at the base: the first proposal must create it, with CREATE
@@ -339,11 +357,12 @@ impl TableAt<'_> {
     /// proposal). `None` when there is no proposal at all.
     fn created(
         &self,
+        path: &Path,
         items: &mut Vec<Item>,
         read: &mut Vec<ReadProposal>,
         now: i64,
     ) -> Result<Option<TableMetadata>, Failure> {
-        let location = self.root.join(self.path).display().to_string();
+        let location = self.root.join(path).display().to_string();
         let no_base = |source: &Source, span: Span| {
             Failure::Located(vec![LocatedError::new(
                 source,
@@ -352,7 +371,7 @@ impl TableAt<'_> {
                     "`{}` has no metadata at the base ({}): `{}` is not in that commit",
                     self.table.name,
                     self.base.info.id,
-                    self.path.display()
+                    path.display()
                 ),
                 Some(
                     "a new table's first proposal creates it: CREATE TABLE, or a schema file without ids".into(),
@@ -407,21 +426,39 @@ impl TableAt<'_> {
         }
     }
 
-    /// The table as of the base commit, read from git objects.
-    fn source(&self) -> GitBase<'_> {
-        GitBase {
+    /// The table as of the base commit, read from git objects; a live-only table from its
+    /// catalog, the one the base's configuration defines.
+    fn source<'s>(
+        &'s self,
+        catalogs: &'s mut Catalogs,
+    ) -> Result<Box<dyn TableSource + 's>, Failure> {
+        let Some(path) = self.path else {
+            // The base's entry says which catalog table it is: a pull request must not point the
+            // gate at another one.
+            let trusted = self.policy.base_config();
+            let base_entry = trusted.and_then(|c| c.table(&self.table.name));
+            let table = base_entry.filter(|t| t.catalog.is_some());
+            let table = table.unwrap_or(self.table);
+            return Ok(Box::new(CatalogSource {
+                catalogs: RefCell::new(catalogs),
+                config: trusted_config(trusted, table)?,
+                table,
+                log_files: crate::limits::get().metadata_log_files,
+            }));
+        };
+        Ok(Box::new(GitBase {
             repo: self.repo,
             base: self.base,
             files: self.base_files,
             table: self.table,
-            path: self.path,
-        }
+            path,
+        }))
     }
 
     /// The metadata the working tree commits for the table (named `path`), read inside the
     /// repository only; the inner error when there is none to read.
-    fn committed(&self, path: &str) -> Result<Result<TableMetadata, Failure>, Failure> {
-        Ok(match locate_in(self.work_tree, self.path) {
+    fn committed(&self, at: &Path, path: &str) -> Result<Result<TableMetadata, Failure>, Failure> {
+        Ok(match locate_in(self.work_tree, at) {
             Err(LocateError::Outside(message)) => {
                 return Err(metadata_outside(self.table, message));
             }
@@ -441,7 +478,8 @@ impl TableAt<'_> {
 
     /// The command that writes the metadata the migrations give: over the table's metadata when
     /// it existed, else into a new metadata file.
-    fn apply_command(&self, path: &str, existed: bool, files: &[String]) -> String {
+    fn apply_command(&self, at: &Path, existed: bool, files: &[String]) -> String {
+        let path = slashed(at);
         if existed {
             format!(
                 "fieldgate apply --write --metadata {path} {}",
@@ -450,7 +488,7 @@ impl TableAt<'_> {
         } else {
             format!(
                 "fieldgate apply -o {} {}",
-                first_metadata_file(self.path).display(),
+                first_metadata_file(at).display(),
                 files.join(" ")
             )
         }
@@ -459,17 +497,17 @@ impl TableAt<'_> {
     /// A `metadata-drift` finding when the committed metadata is not what the proposals give.
     fn drift(
         &self,
-        start: &TableMetadata,
-        existed: bool,
+        at: &Path,
+        (start, existed): (&TableMetadata, bool),
         files: &[String],
         alters: &[&Statement],
         expected: &TableMetadata,
         severity: Severity,
     ) -> Result<Option<Finding>, Failure> {
-        let path = slashed(self.path);
-        let apply = self.apply_command(&path, existed, files);
+        let path = slashed(at);
+        let apply = self.apply_command(at, existed, files);
         let restore = format!("git checkout {} -- {path}", self.base.info.id);
-        let committed = self.committed(&path)?;
+        let committed = self.committed(at, &path)?;
         let table = &self.table.name;
         let (message, help) = match committed {
             // A table nothing proposes and nothing had: nothing to judge.
@@ -553,16 +591,5 @@ impl TableAt<'_> {
             help: Some(help),
             related: Vec::new(),
         }))
-    }
-}
-
-/// Why a read failed, in one line: its first problem, with the file it was found in.
-fn failure_text(failure: &Failure) -> String {
-    match failure {
-        Failure::Message(message) => message.clone(),
-        Failure::Located(errors) => errors
-            .first()
-            .map(|e| format!("{} ({})", e.message, e.source.name))
-            .unwrap_or_default(),
     }
 }

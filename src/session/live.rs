@@ -76,6 +76,8 @@ pub struct LiveTable {
     pub source: Source,
     pub metadata: TableMetadata,
     pub objects: ObjectReader,
+    /// Where the catalog says the current metadata file is, when it says.
+    pub metadata_location: Option<String>,
 }
 
 impl Catalogs {
@@ -152,6 +154,7 @@ impl Catalogs {
             source,
             metadata,
             objects,
+            metadata_location: loaded.metadata_location.clone(),
         })
     }
 }
@@ -200,7 +203,7 @@ pub fn trusted_config<'a>(
         .filter(|c| c.catalogs.iter().any(|d| d.name == catalog))
         .ok_or_else(|| {
             Failure::Message(format!(
-                "`{}` is in catalog `{catalog}`, which the base commit's fieldgate.yaml does not define: `check --live` reaches only the catalogs of the base's configuration, so a pull request cannot choose where credentials are sent (land the catalog's entry first)",
+                "`{}` is in catalog `{catalog}`, which the base commit's fieldgate.yaml does not define: `check` reaches only the catalogs of the base's configuration, so a pull request cannot choose where credentials are sent (land the catalog's entry first)",
                 table.name
             ))
         })

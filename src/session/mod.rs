@@ -5,6 +5,7 @@
 
 pub mod applied;
 pub mod buffers;
+pub mod catalog_source;
 pub mod drift;
 pub mod gate;
 pub mod input;

@@ -4,6 +4,7 @@
 //! its own, for one report that holds them all, as `check` writes it. This is what the pre-commit hook
 //! runs on the staged files.
 
+use std::cell::RefCell;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -15,7 +16,9 @@ use crate::repo::config::{TableConfig, repo_path};
 use crate::repo::location::{first_metadata_file, new_table_uri};
 use crate::repo::work_tree::RepoWorkTree;
 use crate::session::applied::{AppliedMigration, History, applied_at_head};
+use crate::session::catalog_source::CatalogSource;
 use crate::session::input::read_source_named;
+use crate::session::live::Catalogs;
 use crate::session::plan::repo_config::{RepoConfig, config_failure};
 use crate::session::plan::routing::{
     Item, is_proposal, name_unnamed, parse_sources, route, slashed,
@@ -165,11 +168,18 @@ pub fn judge_sources(
     let mut errors = Vec::new();
     let tables = config.tables.iter().zip(&locations).zip(routed);
     for (index, ((table, path), items)) in tables.enumerate() {
-        let items = run.unapplied(index, table, path, items, &mut out.applied)?;
+        let items = match path {
+            Some(path) => run.unapplied(index, table, path, items, &mut out.applied)?,
+            None => items,
+        };
         if items.is_empty() {
             continue;
         }
-        match run.judge_table(table, path, &items) {
+        let judged = match path {
+            Some(path) => run.judge_table(table, path, &items),
+            None => run.judge_live(table, &items),
+        };
+        match judged {
             Ok(judged) => out.judged.push(judged),
             // Every table's located errors together, as one run over one table reports them.
             Err(Failure::Located(mut located)) => errors.append(&mut located),
@@ -220,6 +230,48 @@ impl Routing<'_> {
             }
         }
         Ok(kept)
+    }
+
+    /// A table that lives only in its catalog, judged against the live table with the history
+    /// its `metadata-log` holds. `lint` reaches the catalog of the configuration it routes by;
+    /// the editor, which judges on every keystroke, and `apply`, which has no metadata to write,
+    /// do not.
+    fn judge_live(
+        &self,
+        table: &TableConfig,
+        items: &[Item],
+    ) -> Result<(Judgement, Settings), Failure> {
+        if self.from != TablesFrom::Head {
+            let why = match self.from {
+                TablesFrom::WorkTree => {
+                    "there is no metadata in the repository to write: the engine that runs the migration commits it to the catalog"
+                }
+                _ => "the editor does not reach catalogs: `fieldgate lint` and `check` judge it",
+            };
+            return Err(Failure::Message(format!(
+                "`{}` lives only in its catalog (`catalog:` without `metadata:`): {why}",
+                table.name
+            )));
+        }
+        let mut catalogs = Catalogs::default();
+        let source = CatalogSource {
+            catalogs: RefCell::new(&mut catalogs),
+            config: &self.repo.config,
+            table,
+            log_files: crate::limits::get().metadata_log_files,
+        };
+        let base = source.load()?;
+        let proposals = read_in_order(items, self.dialect, base.as_ref().map(|b| &b.metadata))?;
+        let target = Target {
+            table: Some(self.named.map_or(table.name.clone(), str::to_string)),
+            base,
+            source: Some(&source),
+        };
+        let location = format!("catalog table `{}`", table.name);
+        let mut judgement = judge_read(self.resolved, target, proposals, location, self.now_ms)?;
+        locate_related(&mut judgement);
+        let settings = self.resolved.settings_for(&judgement.table);
+        Ok((judgement, settings))
     }
 
     /// One touched table read from where `from` says and judged with its items.

@@ -155,6 +155,18 @@ def add_column(args):
         update.add_column(args.name, StringType())
 
 
+def drop_column(args):
+    table = sql_catalog(args).load_table(args.table)
+    with table.update_schema() as update:
+        update.delete_column(args.name)
+
+
+def set_doc(args):
+    table = sql_catalog(args).load_table(args.table)
+    with table.update_schema() as update:
+        update.update_column(args.name, doc=args.doc)
+
+
 def rest(args, token=None):
     return RestCatalog("rest", uri=args.uri, token=token or args.token)
 
@@ -208,15 +220,17 @@ def prove(args):
 def main():
     parser = argparse.ArgumentParser()
     sub = parser.add_subparsers(dest="command", required=True)
-    for name in ("make", "create", "append", "add-column"):
+    for name in ("make", "create", "append", "add-column", "drop-column", "set-doc"):
         command = sub.add_parser(name)
         command.add_argument("--db", required=True)
         command.add_argument("--warehouse-uri", required=True)
         command.add_argument("--prop", nargs=2, action="append", default=[], help="a catalog property")
         if name != "make":
             command.add_argument("table")
-        if name == "add-column":
+        if name in ("add-column", "drop-column", "set-doc"):
             command.add_argument("name")
+        if name == "set-doc":
+            command.add_argument("doc")
     for name in ("make-bucket", "delete-dir"):
         command = sub.add_parser(name)
         command.add_argument("--endpoint", required=True)
@@ -228,7 +242,7 @@ def main():
         if name == "show":
             command.add_argument("table")
     args = parser.parse_args()
-    {"make": make, "create": create, "make-bucket": make_bucket, "delete-dir": delete_dir, "append": append, "add-column": add_column, "show": show, "prove": prove}[
+    {"make": make, "create": create, "drop-column": drop_column, "set-doc": set_doc, "make-bucket": make_bucket, "delete-dir": delete_dir, "append": append, "add-column": add_column, "show": show, "prove": prove}[
         args.command
     ](args)
 

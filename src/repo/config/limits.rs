@@ -16,6 +16,7 @@ const KEYS: &[(&str, bool, Place)] = &[
     ("avro-value-bytes", true, |l| &mut l.avro_value_bytes),
     ("schema-fields", false, |l| &mut l.schema_fields),
     ("statements-per-file", false, |l| &mut l.statements_per_file),
+    ("metadata-log-files", false, |l| &mut l.metadata_log_files),
     ("parquet-footer-bytes", true, |l| {
         &mut l.parquet.footer_bytes
     }),

@@ -94,3 +94,17 @@ pub fn load_repo_config(
 pub fn config_failure(config: &Config, errors: Vec<ConfigError>) -> Failure {
     config_failure_in(&config.source, errors)
 }
+
+/// `read` of the change's configuration, then of the entries `--policy base` keeps judging
+/// though the change removed them; each one's errors located in its own file.
+pub fn both<T>(
+    head: &Config,
+    dropped: Option<&Config>,
+    read: impl Fn(&Config) -> Result<Vec<T>, Vec<ConfigError>>,
+) -> Result<Vec<T>, Failure> {
+    let mut all = read(head).map_err(|errors| config_failure(head, errors))?;
+    if let Some(dropped) = dropped {
+        all.extend(read(dropped).map_err(|errors| config_failure(dropped, errors))?);
+    }
+    Ok(all)
+}
