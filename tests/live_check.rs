@@ -49,6 +49,22 @@ fn check_live_passes_in_sync_and_finds_a_change_made_outside() {
     assert!(stdout.contains("fieldgate pull db.events"), "{stdout}");
     assert!(!stdout.contains(TOKEN) && !text(&drift.stderr).contains(TOKEN));
 
+    // Nor can it point the gate at another table of the catalog: the base's entry names the
+    // table the pinned copy is compared with.
+    let elsewhere = config.replace(
+        "    catalog: lake\n",
+        "    catalog: lake\n    identifier: legacy.users\n",
+    );
+    fs::write(dir.join("fieldgate.yaml"), elsewhere).expect("write");
+    let pointed = fieldgate(dir, &LIVE);
+    let pointed_out = text(&pointed.stdout);
+    assert!(
+        pointed_out.contains("field `added_outside` (id 8) was added"),
+        "{pointed_out}"
+    );
+    assert!(!pointed_out.contains("user_id"), "{pointed_out}");
+    fs::write(dir.join("fieldgate.yaml"), &config).expect("restore");
+
     let github = fieldgate(
         dir,
         &["check", "--live", "--base", "main", "--format", "github"],

@@ -231,8 +231,9 @@ impl TableAt<'_> {
             // A live-only table has no other snapshot to sample than the live one.
             let live = checks.live || self.path.is_none();
             if let (true, Some(_), SampleKind::Count(n)) = (live, &table.catalog, &sample.kind) {
-                let config = trusted_config(self.policy.base_config(), table)?;
-                let live = catalogs.live_table(config, table)?;
+                let entry = self.catalog_entry();
+                let config = trusted_config(self.policy.base_config(), entry)?;
+                let live = catalogs.live_table(config, entry)?;
                 return Ok(Some(verification::live(sample, &table.source, *n, live)));
             }
             verification::listed(
@@ -264,7 +265,8 @@ impl TableAt<'_> {
         };
         let base = judgement.base.as_ref().map(|b| &b.source);
         let trusted = self.policy.base_config();
-        let finding = drift_finding(catalogs, trusted, self.table, base, severity)?;
+        let entry = (self.table, self.catalog_entry());
+        let finding = drift_finding(catalogs, trusted, entry, base, severity)?;
         judgement.findings.extend(finding);
         judgement.judged_by_some.push("live-drift");
         Ok(())
@@ -426,6 +428,17 @@ impl TableAt<'_> {
         }
     }
 
+    /// The entry that says which catalog table this is: the base's, when it has one with a
+    /// `catalog:`, so a pull request cannot point the gate at another table (to pass
+    /// `live-drift` or be judged against a table it chose); else the change's own.
+    fn catalog_entry(&self) -> &TableConfig {
+        let trusted = self.policy.base_config();
+        trusted
+            .and_then(|c| c.table(&self.table.name))
+            .filter(|t| t.catalog.is_some())
+            .unwrap_or(self.table)
+    }
+
     /// The table as of the base commit, read from git objects; a live-only table from its
     /// catalog, the one the base's configuration defines.
     fn source<'s>(
@@ -433,15 +446,10 @@ impl TableAt<'_> {
         catalogs: &'s mut Catalogs,
     ) -> Result<Box<dyn TableSource + 's>, Failure> {
         let Some(path) = self.path else {
-            // The base's entry says which catalog table it is: a pull request must not point the
-            // gate at another one.
-            let trusted = self.policy.base_config();
-            let base_entry = trusted.and_then(|c| c.table(&self.table.name));
-            let table = base_entry.filter(|t| t.catalog.is_some());
-            let table = table.unwrap_or(self.table);
+            let table = self.catalog_entry();
             return Ok(Box::new(CatalogSource {
                 catalogs: RefCell::new(catalogs),
-                config: trusted_config(trusted, table)?,
+                config: trusted_config(self.policy.base_config(), table)?,
                 table,
                 log_files: crate::limits::get().metadata_log_files,
             }));

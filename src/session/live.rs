@@ -211,17 +211,18 @@ pub fn trusted_config<'a>(
 
 /// `check --live`: a `live-drift` finding when the base's pinned copy of `table` (`base`, `None`
 /// when the base has none) is not the live table, located at the table's `catalog:` entry.
-/// The catalog is the one the base's configuration (`trusted`) defines: a pull request controls
-/// the change's `fieldgate.yaml`, and must not choose the address the credentials are sent to.
+/// The catalog is the one the base's configuration (`trusted`) defines, and the catalog table
+/// the one its `entry` names: a pull request controls the change's `fieldgate.yaml`, and must
+/// not choose the address the credentials are sent to, nor which table it is compared with.
 pub fn drift_finding(
     catalogs: &mut Catalogs,
     trusted: Option<&Config>,
-    table: &TableConfig,
+    (table, entry): (&TableConfig, &TableConfig),
     base: Option<&Source>,
     severity: Severity,
 ) -> Result<Option<Finding>, Failure> {
-    let config = trusted_config(trusted, table)?;
-    let live = catalogs.load(config, table)?;
+    let config = trusted_config(trusted, entry)?;
+    let live = catalogs.load(config, entry)?;
     let pull = format!("fieldgate pull {}", table.name);
     let (message, help) = match base {
         None => (
