@@ -89,6 +89,36 @@ fn push_commits_what_was_approved_and_pyiceberg_reads_it() {
     );
 }
 
+/// What the rules refuse is not pushed; with `--format json` their report is the `detail` of
+/// the one document the command prints, so a script reads it whole.
+#[test]
+fn a_change_the_rules_refuse_is_not_pushed_and_json_stays_one_document() {
+    let Some(catalog) = Catalog::start(&[]) else {
+        return;
+    };
+    let repo = approved(&catalog, "ALTER TABLE db.events DROP COLUMN source;\n");
+    let dir = repo.path();
+    let config = fs::read_to_string(dir.join("fieldgate.yaml")).expect("config");
+    write(dir, "fieldgate.yaml", &format!("{config}rules:\n  column-drop: error\n"));
+    let before = shown(&catalog);
+
+    let rejected = fieldgate(dir, &["push", "--format", "json"]);
+    assert_exit(&rejected, 1);
+    let report: serde_json::Value = serde_json::from_slice(&rejected.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", text(&rejected.stdout)));
+    assert_eq!(report["tables"][0]["status"], "rejected-by-rules", "{report}");
+    let rules = &report["tables"][0]["detail"];
+    assert_eq!(rules["passed"], false, "{report}");
+    assert_eq!(rules["diagnostics"][0]["rule"], "column-drop", "{report}");
+    assert_eq!(shown(&catalog), before);
+
+    let human = fieldgate(dir, &["push"]);
+    assert_exit(&human, 1);
+    let stdout = text(&human.stdout);
+    assert!(stdout.contains("error[column-drop]"), "{stdout}");
+    assert!(stdout.contains("the rules refuse the change"), "{stdout}");
+}
+
 #[test]
 fn a_table_changed_since_the_pull_is_refused_and_nothing_changes() {
     let Some(catalog) = Catalog::start(&[]) else {

@@ -30,7 +30,9 @@ use crate::session::table::{Target, dialect, judge_read};
 enum Pushed {
     InSync,
     Refused(String),
-    Rejected,
+    /// The rules refuse the change: for `--format json`, their report, which goes into the
+    /// one document the command prints (`Null` when the report was printed as text).
+    Rejected(Value),
     DryRun(Value),
     Committed(Value),
     Conflict(String),
@@ -94,8 +96,10 @@ fn push_one(
             )));
         }
     };
-    if !judged_passing(config, config_path, table, &live, source, args.format, out)? {
-        return Ok(Pushed::Rejected);
+    if let Some(report) =
+        judged_failing(config, config_path, table, &live, source, args.format, out)?
+    {
+        return Ok(Pushed::Rejected(report));
     }
     if args.dry_run {
         return Ok(Pushed::DryRun(request));
@@ -113,8 +117,9 @@ fn push_one(
 }
 
 /// The change live -> pinned copy judged as a metadata proposal, with the configuration's
-/// settings for the table; the report is written when it fails.
-fn judged_passing(
+/// settings for the table. When it fails, the report: printed as text, or, for JSON, returned
+/// to go into the command's one document.
+fn judged_failing(
     config: &Config,
     config_path: &Path,
     table: &TableConfig,
@@ -122,7 +127,7 @@ fn judged_passing(
     pinned_source: crate::change::Source,
     format: PullFormat,
     out: &mut dyn Write,
-) -> Result<bool, Failure> {
+) -> Result<Option<Value>, Failure> {
     let proposal_args = ProposalArgs {
         files: Vec::new(),
         metadata: None,
@@ -164,14 +169,18 @@ fn judged_passing(
     let judgement = judge_read(&resolved, target, read, String::new(), now_ms())?;
     let settings = resolved.settings_for(&table.name);
     let run = Run::judged(vec![TableRun::new(&judgement, &settings)], Severity::Error);
-    if !run.passed {
-        let report_format = match format {
-            PullFormat::Human => ReportFormatArg::Human,
-            PullFormat::Json => ReportFormatArg::Json,
-        };
-        emit(&run, report_format, None, out)?;
+    if run.passed {
+        return Ok(None);
     }
-    Ok(run.passed)
+    if format == PullFormat::Human {
+        emit(&run, ReportFormatArg::Human, None, out)?;
+        return Ok(Some(Value::Null));
+    }
+    let mut report = Vec::new();
+    emit(&run, ReportFormatArg::Json, None, &mut report)?;
+    serde_json::from_slice(&report)
+        .map(Some)
+        .map_err(|e| Failure::Message(format!("the rules' report is not JSON: {e}")))
 }
 
 fn report(
@@ -186,7 +195,7 @@ fn report(
                 let (status, detail) = match pushed {
                     Pushed::InSync => ("in-sync", Value::Null),
                     Pushed::Refused(why) => ("refused", json!(why)),
-                    Pushed::Rejected => ("rejected-by-rules", Value::Null),
+                    Pushed::Rejected(report) => ("rejected-by-rules", report.clone()),
                     Pushed::DryRun(request) => ("dry-run", request.clone()),
                     Pushed::Committed(request) => ("committed", request.clone()),
                     Pushed::Conflict(why) => ("conflict", json!(why)),
@@ -207,7 +216,7 @@ fn report(
                 "{table}: the live table already is the pinned copy; nothing to push"
             )?,
             Pushed::Refused(why) => writeln!(out, "{table}: not pushed: {why}")?,
-            Pushed::Rejected => writeln!(
+            Pushed::Rejected(_) => writeln!(
                 out,
                 "{table}: not pushed: the rules refuse the change (see above)"
             )?,
