@@ -10,7 +10,6 @@
 //! schema once its rules pass.
 
 use std::env;
-use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -34,9 +33,7 @@ use crate::session::input::{
     ReadProposal, describe, parse_metadata, parse_proposal, schema_file_failure,
 };
 use crate::session::live::{Catalogs, drift_finding, trusted_config};
-use crate::session::plan::edits::{
-    Base as MergedBase, RULE as EDIT_RULE, edited_migrations, merged_migration,
-};
+use crate::session::plan::edits::{Base as MergedBase, RULE as EDIT_RULE, edited_migrations};
 use crate::session::plan::links::Reached;
 use crate::session::plan::policy::Policy;
 use crate::session::plan::repo_config::{config_failure, load_repo_config};
@@ -89,18 +86,12 @@ pub fn gate(args: &CheckArgs, fail_on: Severity) -> Result<Gated, Failure> {
         .filter(|file| is_proposal(&globs, watched, file))
         .collect();
     let edits = edited_migrations(
-        &proposals,
+        &mut proposals,
         &root,
         &MergedBase::new(&repo, base.commit, &base_files),
         |file| Ok(work_tree.resolve(file)?),
         policy.change_severity(&head, EDIT_RULE),
     )?;
-    // A deleted file is listed when it was a table's or a migration; it proposes nothing. Nor
-    // does a merged migration, edited or not, whatever `migration-edit`'s severity: the base's
-    // table already holds what it did.
-    proposals.retain(|file| {
-        fs::symlink_metadata(root.join(file)).is_ok() && !merged_migration(file, &base_files)
-    });
     let dialect = config.dialect.unwrap_or(Dialect::Spark);
     let parsed = parse_all(&proposals, dialect, |file| Ok(work_tree.resolve(file)?))?;
     let routed = route(&config, parsed)?;
