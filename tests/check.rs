@@ -1910,6 +1910,119 @@ fn a_merged_migration_deleted_is_a_migration_edit() {
     );
 }
 
+/// `migrations/0001_vip.sql` with a column comment added to its merged statement.
+const VIP_COMMENTED: &str =
+    "ALTER TABLE db.events ADD COLUMN vip_level int COMMENT 'loyalty tier 1-5';\n";
+
+#[test]
+fn a_comment_added_to_a_merged_migration_is_only_a_migration_edit() {
+    let lake = lake_with_merged_migration(CONFIG);
+    lake.write("migrations/0001_vip.sql", VIP_COMMENTED);
+    lake.commit("document the merged migration", 0, "Ada");
+    let (code, report) = lake.check_json();
+    assert_eq!(code, Some(1), "{report:#}");
+    assert_eq!(rules(&report), ["migration-edit"], "{report:#}");
+    assert_eq!(edit_findings(&report, &lake)[0].2, VIP_COMMENTED.trim_end());
+
+    // Off in the base's fieldgate.yaml, the edit is not judged as a proposal either.
+    let off = format!("{CONFIG}rules:\n  migration-edit: off\n");
+    let lake = lake_with_merged_migration(&off);
+    lake.write("migrations/0001_vip.sql", VIP_COMMENTED);
+    lake.commit("document the merged migration", 0, "Ada");
+    let (code, report) = lake.check_json();
+    assert_eq!(code, Some(0), "{report:#}");
+    assert!(diagnostics(&report).is_empty(), "{report:#}");
+}
+
+#[test]
+fn a_dangerous_statement_added_to_a_merged_migration_fails_and_its_effect_is_drift() {
+    let lake = lake_with_merged_migration(CONFIG);
+    let dropping = "ALTER TABLE db.events ADD COLUMN vip_level int;\nALTER TABLE db.events DROP COLUMN vip_level;\n";
+    lake.write("migrations/0001_vip.sql", dropping);
+    lake.commit("drop in the merged migration", 0, "Mallory");
+    let (code, report) = lake.check_json();
+    assert_eq!(code, Some(1), "{report:#}");
+    assert_eq!(rules(&report), ["migration-edit"], "{report:#}");
+    assert_eq!(
+        edit_findings(&report, &lake)[0].2,
+        "ALTER TABLE db.events DROP COLUMN vip_level;"
+    );
+
+    // The drop carried into the committed metadata too: no migration of the change makes it.
+    lake.write(
+        "scratch/drop.sql",
+        "ALTER TABLE db.events DROP COLUMN vip_level;\n",
+    );
+    lake.apply("warehouse/db/events", &["scratch/drop.sql"]);
+    fs::remove_dir_all(lake.path().join("scratch")).unwrap();
+    lake.commit("and in the metadata", 0, "Mallory");
+    let (code, report) = lake.check_json();
+    assert_eq!(code, Some(1), "{report:#}");
+    let mut found = rules(&report);
+    found.sort();
+    assert_eq!(found, ["metadata-drift", "migration-edit"], "{report:#}");
+    assert!(
+        diagnostics(&report)
+            .iter()
+            .any(|d| d.0 == "metadata-drift" && d.2.contains("no migration in this change says so")),
+        "{report:#}"
+    );
+}
+
+#[test]
+fn a_new_migration_after_an_edited_merged_one_is_judged_against_the_base_table() {
+    let lake = lake_with_merged_migration(CONFIG);
+    lake.write("migrations/0001_vip.sql", VIP_COMMENTED);
+    lake.write(
+        "migrations/0002_tier.sql",
+        "ALTER TABLE db.events ADD COLUMN tier int;\n",
+    );
+    lake.apply("warehouse/db/events", &["migrations/0002_tier.sql"]);
+    lake.commit("a comment and a new migration", 0, "Ada");
+    let (code, report) = lake.check_json();
+    assert_eq!(code, Some(1), "{report:#}");
+    // The new column's own note, and nothing of the edited file beside its migration-edit.
+    let mut found = rules(&report);
+    found.sort();
+    assert_eq!(
+        found,
+        ["migration-edit", "reader-cache-refresh"],
+        "{report:#}"
+    );
+    let assigned = &report["tables"][0]["assigned"];
+    assert_eq!(assigned.as_array().map(Vec::len), Some(1), "{report:#}");
+    assert_eq!(assigned[0]["path"], "tier", "{report:#}");
+
+    // The base's table already has vip_level: a new migration adding it again is told so.
+    let lake = lake_with_merged_migration(CONFIG);
+    lake.write("migrations/0001_vip.sql", VIP_COMMENTED);
+    lake.write(
+        "migrations/0002_again.sql",
+        "ALTER TABLE db.events ADD COLUMN vip_level int;\n",
+    );
+    lake.commit("a comment and a repeat", 0, "Ada");
+    let (code, report) = lake.check_json();
+    assert_eq!(code, Some(1), "{report:#}");
+    let repeats: Vec<&serde_json::Value> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["rule"] != "migration-edit")
+        .collect();
+    assert_eq!(repeats.len(), 1, "{report:#}");
+    assert!(
+        repeats[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("Cannot add column, name already exists: vip_level"),
+        "{report:#}"
+    );
+    assert_eq!(
+        repeats[0]["location"]["file"], "migrations/0002_again.sql",
+        "{report:#}"
+    );
+}
+
 #[test]
 fn a_new_migration_beside_merged_ones_is_no_edit_and_the_base_can_turn_the_rule_off() {
     let lake = lake_with_merged_migration(CONFIG);

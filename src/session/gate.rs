@@ -11,7 +11,6 @@
 
 use std::cell::RefCell;
 use std::env;
-use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -89,14 +88,12 @@ pub fn gate(args: &CheckArgs, fail_on: Severity) -> Result<Gated, Failure> {
         .filter(|file| is_proposal(&globs, watched, file))
         .collect();
     let edits = edited_migrations(
-        &proposals,
+        &mut proposals,
         &root,
         &MergedBase::new(&repo, base.commit, &base_files),
         |file| Ok(work_tree.resolve(file)?),
         policy.change_severity(&head, EDIT_RULE),
     )?;
-    // A deleted file is listed when it was a table's or a migration; it proposes nothing.
-    proposals.retain(|file| fs::symlink_metadata(root.join(file)).is_ok());
     let dialect = config.dialect.unwrap_or(Dialect::Spark);
     let parsed = parse_all(&proposals, dialect, |file| Ok(work_tree.resolve(file)?))?;
     let routed = route(&config, parsed)?;

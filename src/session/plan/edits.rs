@@ -1,8 +1,10 @@
 //! Migrations the base already holds that the change edits or deletes (`migration-edit`). A
 //! merged migration is history: the table's committed metadata already holds its changes, and
 //! every environment that ran it ran the old text, so an edit changes nothing there and a new
-//! environment built from the migrations gets another table than the one in production. The
-//! edited file is still judged as any changed proposal is, so nothing it now says goes unseen.
+//! environment built from the migrations gets another table than the one in production. So a
+//! merged migration is never a proposal of the change, edited or not: judged against the
+//! base's table, which already holds what it did, it could only fail as a repeat ("name already
+//! exists"), whatever the edit. What an edit did to the table's metadata, `metadata-drift` sees.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -34,24 +36,39 @@ impl<'a, 'r> Base<'a, 'r> {
     }
 }
 
-/// A `migration-edit` finding at `severity` for each `.sql` migration of `changed` (files the
+/// A `migration-edit` finding at `severity` for each `.sql` migration of `proposals` (files the
 /// change adds, modifies or deletes, relative to `root`, that the globs match) that the base
 /// commit already holds; a modified one points at its first changed line. Each says the commit
-/// and date that merged the base's text.
+/// and date that merged the base's text. Left in `proposals`: the files to judge, so neither
+/// those migrations, whatever the severity, nor a deleted file (listed when it was a table's or a
+/// migration, it proposes nothing).
 pub fn edited_migrations(
-    changed: &[&PathBuf],
+    proposals: &mut Vec<&PathBuf>,
     root: &Path,
     base: &Base<'_, '_>,
     read_from: impl Fn(&Path) -> Result<PathBuf, Failure>,
     severity: Option<Severity>,
 ) -> Result<Vec<Finding>, Failure> {
-    let Some(severity) = severity else {
-        return Ok(Vec::new());
+    let out = match severity {
+        Some(severity) => findings(proposals, root, base, read_from, severity)?,
+        None => Vec::new(),
     };
+    proposals.retain(|file| {
+        fs::symlink_metadata(root.join(file)).is_ok() && !merged_migration(file, base.files)
+    });
+    Ok(out)
+}
+
+/// The findings of [`edited_migrations`], each at `severity`.
+fn findings(
+    changed: &[&PathBuf],
+    root: &Path,
+    base: &Base<'_, '_>,
+    read_from: impl Fn(&Path) -> Result<PathBuf, Failure>,
+    severity: Severity,
+) -> Result<Vec<Finding>, Failure> {
     let mut out = Vec::new();
-    // A schema file states the table as it should be, so editing it is how it proposes.
-    let migrations = changed.iter().filter(|f| is_migration(f));
-    for file in migrations.filter(|f| base.files.is_file(f)) {
+    for file in changed.iter().filter(|f| merged_migration(f, base.files)) {
         let name = slashed(file);
         let merged = match base.git.merged_in(base.commit, file)? {
             Some(commit) => format!("`{name}` was merged in {} on {}", commit.id, commit.date),
@@ -94,9 +111,14 @@ pub fn edited_migrations(
     Ok(out)
 }
 
-fn is_migration(file: &Path) -> bool {
-    file.extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("sql"))
+/// Whether `file` (a changed proposal, relative to the root) is a `.sql` migration the base
+/// commit holds: history, reported by `migration-edit` and never judged as a proposal. A schema
+/// file states the table as it should be, so editing it is how it proposes.
+fn merged_migration(file: &Path, base: &CommitFiles<'_>) -> bool {
+    let migration = file
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("sql"));
+    migration && base.is_file(file)
 }
 
 /// The first line of `now` that differs from `was` (the end of `now` when it only drops lines).
