@@ -27,7 +27,7 @@ pub struct Planned {
     metadata: Option<(String, PathBuf)>,
     /// A table directory's version hint and the version it moves to, written after the
     /// metadata file, so a reader that follows the hint never sees a half-written version.
-    hint: Option<(PathBuf, u64)>,
+    hint: Option<(PathBuf, i32)>,
     /// Schema-file proposals with the ids the table now has filled in (`--write`).
     write_backs: Vec<(PathBuf, String)>,
 }
@@ -78,7 +78,7 @@ pub fn planned(
 }
 
 /// A metadata file and, for a table directory, its version hint moved to it.
-type MetadataWrite = (Option<(String, PathBuf)>, Option<(PathBuf, u64)>);
+type MetadataWrite = (Option<(String, PathBuf)>, Option<(PathBuf, i32)>);
 
 /// The table's metadata patched with the change (or, proposed as a metadata file, the file as
 /// the engine wrote it), to `-o OUT` or as the table's next version.
@@ -111,7 +111,7 @@ fn next_version(
         let previous = hadoop.logged_file(&base.metadata.location);
         text = log_previous_file(&text, &base.source.text, &previous).map_err(Failure::Message)?;
     }
-    let hint = hadoop.map(|h| (h.hint_file(), h.version + 1));
+    let hint = hadoop.map(|h| (h.hint_file(), h.next_version()));
     let target = target_file(args.output.as_deref(), &base.location, new_metadata)?;
     Ok((Some((text, target)), hint))
 }
