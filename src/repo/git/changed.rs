@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use git2::{Delta, DiffOptions, Index, Oid, Tree};
 
 use super::Repo;
+use crate::iceberg::metadata_file::{listed_version, version_file_names};
 use crate::repo::index_stat::{entry_path, stat_matches};
 
 impl Repo {
@@ -183,10 +184,12 @@ impl Repo {
 
     /// Where an untracked file can matter: under the proposals' prefixes, and in a table's
     /// directory unless its `metadata/version-hint.text` is tracked and nothing under it was
-    /// deleted. With the hint tracked (a change to it is seen), an untracked file does not
-    /// change which metadata file the table's location names, so the table stays untouched;
-    /// without one, the newest `vN.metadata.json` is the table's, so a hand-written one must be
-    /// seen (a `metadata-drift` finding).
+    /// deleted. With the hint tracked (a change to it is seen), an untracked file changes what
+    /// is read only if it is a version's metadata file: Java rolls forward past the hint through
+    /// `vN+1.metadata.json` (or a gzip name), so those names in `metadata/` are roots, and
+    /// nothing else of the table is walked. Without a hint, the newest `vN.metadata.json` is
+    /// the table's, so a hand-written one anywhere under it must be seen (a `metadata-drift`
+    /// finding).
     fn untracked_roots(
         &self,
         index: &Index,
@@ -200,10 +203,13 @@ impl Repo {
                 .is_some()
                 && !deleted.iter().any(|d| d.starts_with(table))
         };
+        let (hinted, unhinted): (Vec<&PathBuf>, Vec<&PathBuf>) =
+            tables.iter().partition(|t| hinted(t));
         let mut roots: Vec<PathBuf> = proposal_prefixes
             .iter()
+            .chain(unhinted)
             .cloned()
-            .chain(tables.iter().filter(|t| !hinted(t)).cloned())
+            .chain(hinted.into_iter().flat_map(|t| self.version_files(t)))
             .collect();
         roots.sort();
         roots.dedup();
@@ -215,6 +221,26 @@ impl Repo {
             }
         }
         outer
+    }
+
+    /// The entries of `table`'s `metadata/` directory named as a version's metadata file
+    /// (`vN.metadata.json`, `vN.gz.metadata.json`, `vN.metadata.json.gz`): one listing of one
+    /// directory, tracked entries included (the index decides later).
+    fn version_files(&self, table: &Path) -> Vec<PathBuf> {
+        let dir = table.join("metadata");
+        let Ok(entries) = std::fs::read_dir(self.root.join(&dir)) else {
+            return Vec::new();
+        };
+        entries
+            .flatten()
+            .filter_map(|entry| {
+                let name = entry.file_name().into_string().ok()?;
+                let version = listed_version(&name)?;
+                version_file_names(version)
+                    .contains(&name)
+                    .then(|| dir.join(name))
+            })
+            .collect()
     }
 
     /// The files under `root` (relative to the root; it may be a file) that are neither in the
