@@ -7,6 +7,7 @@
 
 use serde_json::{Value as JsonValue, json};
 
+use crate::iceberg::metadata::unwrap_load_table_result;
 use crate::json::{self, Edits, Style};
 
 /// The table property bounding the log, and Java's default for it.
@@ -14,14 +15,15 @@ const PREVIOUS_VERSIONS_MAX: &str = "write.metadata.previous-versions-max";
 const DEFAULT_PREVIOUS_VERSIONS_MAX: usize = 100;
 
 /// `next`, the text of the metadata file that replaces `previous_text` (read from
-/// `previous_file`), with the previous file appended to its `metadata-log`.
+/// `previous_file`; a saved LoadTableResult's metadata is the one it holds), with the previous
+/// file appended to its `metadata-log`.
 pub fn log_previous_file(
     next: &str,
     previous_text: &str,
     previous_file: &str,
 ) -> Result<String, String> {
-    let previous = json::parse(previous_text).map_err(|e| e.to_string())?;
-    let written_at = previous
+    let previous_root = json::parse(previous_text).map_err(|e| e.to_string())?;
+    let written_at = unwrap_load_table_result(&previous_root)
         .get("last-updated-ms")
         .and_then(|n| n.as_i64())
         .ok_or("the replaced metadata has no `last-updated-ms` to log")?;
@@ -56,6 +58,16 @@ pub fn log_previous_file(
         ),
     }
     edits.apply(next).map_err(|e| e.to_string())
+}
+
+/// Where the catalog keeps the metadata a saved LoadTableResult holds: its
+/// `metadata-location`. `None` for a metadata file, which does not say where it is kept.
+pub fn saved_metadata_location(text: &str) -> Option<String> {
+    let root = json::parse(text).ok()?;
+    if std::ptr::eq(unwrap_load_table_result(&root), &root) {
+        return None;
+    }
+    root.get("metadata-location")?.as_str().map(str::to_string)
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ use crate::frontend::schema_file::fill_ids;
 use crate::iceberg::metadata::TableMetadata;
 use crate::iceberg::metadata::patch;
 use crate::iceberg::metadata_file::{COMPRESSION_PROPERTY, Codec};
-use crate::iceberg::metadata_log::log_previous_file;
+use crate::iceberg::metadata_log::{log_previous_file, saved_metadata_location};
 use crate::iceberg::validate::refusal;
 use crate::pipe::to_stderr;
 use crate::proposal::Proposal;
@@ -99,21 +99,44 @@ fn next_version(
             patch(&base.source.text, &base.metadata, new_metadata, now).map_err(Failure::Message)?
         }
     };
-    let hadoop = base
-        .location
-        .hadoop
-        .as_ref()
-        .filter(|_| args.output.is_none());
-    // The next version of a table directory logs the file it replaces, as Java does.
-    if let (Some(hadoop), None) = (hadoop, proposed_file)
+    let target = target_file(args.output.as_deref(), &base.location, new_metadata)?;
+    // The new file logs the one it was made from, as every Java commit logs the file its base
+    // was read from, where that file's place is known; an in-place write replaces that file.
+    if proposed_file.is_none()
         && text != base.source.text
+        && target != base.location.metadata_file
+        && let Some(previous) = previous_location(base)
     {
-        let previous = hadoop.logged_file(&base.metadata.location);
         text = log_previous_file(&text, &base.source.text, &previous).map_err(Failure::Message)?;
     }
-    let hint = hadoop.map(|h| (h.hint_file(), h.next_version()));
-    let target = target_file(args.output.as_deref(), &base.location, new_metadata)?;
+    let hint = (base.location.hadoop.as_ref())
+        .filter(|_| args.output.is_none())
+        .map(|h| (h.hint_file(), h.next_version()));
     Ok((Some((text, target)), hint))
+}
+
+/// Where the metadata `base` was read from is kept, named as the table names it: a table
+/// directory's current version and a file in the table's own `metadata/` directory under the
+/// table's `location` (as Java's `HadoopTableOperations` names them), a saved LoadTableResult
+/// at its `metadata-location`. `None` for a copy kept elsewhere, whose place in the table is
+/// not known.
+fn previous_location(base: &LoadedTable) -> Option<String> {
+    let location = &base.metadata.location;
+    if let Some(hadoop) = &base.location.hadoop {
+        return Some(hadoop.logged_file(location));
+    }
+    if let Some(saved) = saved_metadata_location(&base.source.text) {
+        return Some(saved);
+    }
+    let file = &base.location.metadata_file;
+    let name = file.file_name()?.to_str()?;
+    let local = location
+        .strip_prefix("file://")
+        .or_else(|| location.strip_prefix("file:"))
+        .unwrap_or(location);
+    let in_table = Path::new(local).join("metadata").join(name);
+    let same = std::fs::canonicalize(in_table).ok()? == std::fs::canonicalize(file).ok()?;
+    same.then(|| format!("{}/metadata/{name}", location.trim_end_matches('/')))
 }
 
 /// A new table, or one a schema file describes: complete metadata, to `-o OUT`, or, for a new
