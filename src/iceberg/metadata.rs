@@ -14,6 +14,7 @@ use crate::iceberg::codec::{
     ModelError, ModelResult, as_array, as_i32, as_i64, as_object, as_str, detect_style,
     required_member, schema_from_json, schema_to_json,
 };
+use crate::iceberg::metadata_log::{PREVIOUS_VERSIONS_MAX, Replaced, log_edit};
 use crate::iceberg::name_mapping::{NAME_MAPPING_PROPERTY, NameMapping};
 use crate::iceberg::partition::PartitionSpec;
 use crate::iceberg::schema::Schema;
@@ -238,16 +239,26 @@ pub fn unwrap_load_table_result<'n, 'a>(root: &'n Node<'a>) -> &'n Node<'a> {
 /// Only schema-evolution keys are compared and patched; `now_ms` becomes `last-updated-ms` when
 /// anything changed. Returns the original text unchanged when nothing did. Of a LoadTableResult,
 /// the result is the metadata file it holds, patched: what a table's next metadata file is.
+///
+/// `replaced`: the file `original` was read from, to log in the patched file's `metadata-log`
+/// (as a commit that replaces it logs it), when anything changed.
 pub fn patch(
     original: &str,
     base: &TableMetadata,
     updated: &TableMetadata,
     now_ms: i64,
+    replaced: Option<&Replaced<'_>>,
 ) -> Result<String, String> {
     let root = json::parse(original).map_err(|e| e.to_string())?;
     let inner = unwrap_load_table_result(&root);
     if !std::ptr::eq(inner, &root) {
-        return patch(&original[inner.span.range()], base, updated, now_ms);
+        return patch(
+            &original[inner.span.range()],
+            base,
+            updated,
+            now_ms,
+            replaced,
+        );
     }
     let schemas_changed = !same_schemas(&updated.schemas, &base.schemas);
     let changed = schemas_changed
@@ -259,6 +270,51 @@ pub fn patch(
         return Ok(original.to_string());
     }
     let style = Style::detect(original, &root);
+    let mut edits = Edits::new();
+    schema_edits(original, &root, base, updated, &style, &mut edits)?;
+    replace_number(
+        &mut edits,
+        &root,
+        "current-schema-id",
+        updated.current_schema_id.into(),
+    );
+    replace_number(
+        &mut edits,
+        &root,
+        "last-column-id",
+        updated.last_column_id.into(),
+    );
+    replace_number(&mut edits, &root, "last-updated-ms", now_ms.into());
+    if let Some(replaced) = replaced {
+        let max = updated.property(PREVIOUS_VERSIONS_MAX);
+        edits.push(log_edit(original, &root, replaced, max, &style)?);
+    }
+
+    table_patch::patch_table_keys(original, &root, base, updated, &style, &mut edits)?;
+    if updated.name_mapping != base.name_mapping
+        && !table_patch::properties_rewritten(base, updated)
+        && let Some(mapping) = &updated.name_mapping
+        && let Some(node) = root
+            .get("properties")
+            .and_then(|p| p.get(NAME_MAPPING_PROPERTY))
+    {
+        let text = JsonValue::String(mapping.to_json_string());
+        edits.push(json::replace_with_value(original, node, &text, &style));
+    }
+    edits.apply(original).map_err(|e| e.to_string())
+}
+
+/// The edits of `original` (parsed as `root`) that bring its schemas to `updated`'s: new
+/// schemas appended in the writer's style, a v1 file's `schemas` added where it had only
+/// `schema`, and `schema` kept equal to the current schema.
+fn schema_edits(
+    original: &str,
+    root: &Node<'_>,
+    base: &TableMetadata,
+    updated: &TableMetadata,
+    style: &Style,
+    edits: &mut Edits,
+) -> Result<(), String> {
     let writer = root
         .get("schemas")
         .and_then(|s| s.as_array())
@@ -266,8 +322,6 @@ pub fn patch(
         .or_else(|| root.get("schema"))
         .map(detect_style)
         .unwrap_or_default();
-    let mut edits = Edits::new();
-
     if let Some(schemas) = root.get("schemas") {
         let old_ids: HashSet<i32> = base.schemas.iter().map(|s| s.schema_id).collect();
         let mut added = updated
@@ -277,7 +331,7 @@ pub fn patch(
             .peekable();
         if added.peek().is_some() {
             let rendered = added.map(|s| schema_to_json(s, writer));
-            let edit = json::append_elements(original, schemas, rendered, &style)
+            let edit = json::append_elements(original, schemas, rendered, style)
                 .map_err(|e| e.to_string())?;
             edits.push(edit);
         }
@@ -296,7 +350,7 @@ pub fn patch(
             ("current-schema-id", updated.current_schema_id.into()),
             ("schemas", all),
         ] {
-            let edit = json::insert_member(original, &root, key, &value, &style)
+            let edit = json::insert_member(original, root, key, &value, style)
                 .map_err(|e| e.to_string())?;
             edits.push(edit);
         }
@@ -304,34 +358,9 @@ pub fn patch(
     // v1 writers also keep the current schema under the deprecated `schema` key.
     if let Some(node) = root.get("schema") {
         let value = schema_to_json(updated.current_schema(), writer);
-        edits.push(json::replace_with_value(original, node, &value, &style));
+        edits.push(json::replace_with_value(original, node, &value, style));
     }
-    replace_number(
-        &mut edits,
-        &root,
-        "current-schema-id",
-        updated.current_schema_id.into(),
-    );
-    replace_number(
-        &mut edits,
-        &root,
-        "last-column-id",
-        updated.last_column_id.into(),
-    );
-    replace_number(&mut edits, &root, "last-updated-ms", now_ms.into());
-
-    table_patch::patch_table_keys(original, &root, base, updated, &style, &mut edits)?;
-    if updated.name_mapping != base.name_mapping
-        && !table_patch::properties_rewritten(base, updated)
-        && let Some(mapping) = &updated.name_mapping
-        && let Some(node) = root
-            .get("properties")
-            .and_then(|p| p.get(NAME_MAPPING_PROPERTY))
-    {
-        let text = JsonValue::String(mapping.to_json_string());
-        edits.push(json::replace_with_value(original, node, &text, &style));
-    }
-    edits.apply(original).map_err(|e| e.to_string())
+    Ok(())
 }
 
 fn replace_number(edits: &mut Edits, root: &Node<'_>, key: &str, value: JsonValue) {
@@ -395,7 +424,7 @@ mod tests {
         updated.schemas.push(Arc::new(schema));
         updated.current_schema_id = 1;
         // `schema` becomes the current schema and the history moves into a new `schemas`.
-        let written = patch(V1, &table, &updated, 5).unwrap();
+        let written = patch(V1, &table, &updated, 5, None).unwrap();
         let reread = read(&written);
         assert_eq!(reread.schemas.len(), 2);
         assert_eq!(reread.current_schema_id, 1);

@@ -11,7 +11,7 @@ use crate::frontend::schema_file::fill_ids;
 use crate::iceberg::metadata::TableMetadata;
 use crate::iceberg::metadata::patch;
 use crate::iceberg::metadata_file::{COMPRESSION_PROPERTY, Codec};
-use crate::iceberg::metadata_log::{log_previous_file, saved_metadata_location};
+use crate::iceberg::metadata_log::{Replaced, saved_metadata_location};
 use crate::iceberg::validate::refusal;
 use crate::pipe::to_stderr;
 use crate::proposal::Proposal;
@@ -93,22 +93,27 @@ fn next_version(
         Proposal::Metadata(metadata) => Some(metadata),
         _ => None,
     });
-    let mut text = match proposed_file {
-        Some(proposed) => proposed.source.text.clone(),
-        None => {
-            patch(&base.source.text, &base.metadata, new_metadata, now).map_err(Failure::Message)?
-        }
-    };
     let target = target_file(args.output.as_deref(), &base.location, new_metadata)?;
     // The new file logs the one it was made from, as every Java commit logs the file its base
     // was read from, where that file's place is known; an in-place write replaces that file.
-    if proposed_file.is_none()
-        && text != base.source.text
-        && target != base.location.metadata_file
-        && let Some(previous) = previous_location(base)
-    {
-        text = log_previous_file(&text, &base.source.text, &previous).map_err(Failure::Message)?;
-    }
+    let replaced_file = (target != base.location.metadata_file)
+        .then(|| previous_location(base))
+        .flatten();
+    let replaced = replaced_file.as_deref().map(|file| Replaced {
+        file,
+        written_at: base.metadata.last_updated_ms,
+    });
+    let text = match proposed_file {
+        Some(proposed) => proposed.source.text.clone(),
+        None => patch(
+            &base.source.text,
+            &base.metadata,
+            new_metadata,
+            now,
+            replaced.as_ref(),
+        )
+        .map_err(Failure::Message)?,
+    };
     let hint = (base.location.hadoop.as_ref())
         .filter(|_| args.output.is_none())
         .map(|h| (h.hint_file(), h.next_version()));
@@ -125,9 +130,6 @@ fn previous_location(base: &LoadedTable) -> Option<String> {
     if let Some(hadoop) = &base.location.hadoop {
         return Some(hadoop.logged_file(location));
     }
-    if let Some(saved) = saved_metadata_location(&base.source.text) {
-        return Some(saved);
-    }
     let file = &base.location.metadata_file;
     let name = file.file_name()?.to_str()?;
     let local = location
@@ -135,8 +137,14 @@ fn previous_location(base: &LoadedTable) -> Option<String> {
         .or_else(|| location.strip_prefix("file:"))
         .unwrap_or(location);
     let in_table = Path::new(local).join("metadata").join(name);
-    let same = std::fs::canonicalize(in_table).ok()? == std::fs::canonicalize(file).ok()?;
-    same.then(|| format!("{}/metadata/{name}", location.trim_end_matches('/')))
+    let canonical = |path: &Path| std::fs::canonicalize(path).ok();
+    if canonical(&in_table).is_some_and(|kept| Some(kept) == canonical(file)) {
+        return Some(format!(
+            "{}/metadata/{name}",
+            location.trim_end_matches('/')
+        ));
+    }
+    saved_metadata_location(&base.source.text)
 }
 
 /// A new table, or one a schema file describes: complete metadata, to `-o OUT`, or, for a new
