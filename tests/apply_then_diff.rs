@@ -666,7 +666,7 @@ proptest! {
         let expected = net(before, result, &applied);
 
         // The metadata apply writes, diffed against the base.
-        let written = patch(&base_text, &base, &table, 1).map_err(TestCaseError::fail)?;
+        let written = patch(&base_text, &base, &table, 1, None).map_err(TestCaseError::fail)?;
         let root = fieldgate::json::parse(&written).map_err(|e| TestCaseError::fail(e.to_string()))?;
         let proposed = TableMetadata::from_json(&root).map_err(|e| TestCaseError::fail(e.message))?;
         let diffed = diff_metadata(&source("new.metadata.json", &written), &root, proposed, &base);

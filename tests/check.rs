@@ -318,6 +318,55 @@ fn an_untracked_metadata_file_counts_where_it_is_the_newest_version_read() {
 }
 
 #[test]
+fn an_untracked_version_past_a_tracked_hint_is_seen_as_java_rolls_forward_to_it() {
+    let lake = lake_with_tables();
+    // `events`' hint (9) is tracked and unchanged; a v10 nobody added is the table's current
+    // metadata to Java, which rolls forward past the hint: here pyiceberg's v9 with one more
+    // column that no migration adds.
+    let v9 = lake.read("warehouse/db/events/metadata/v9.metadata.json");
+    let mut doc: serde_json::Value = serde_json::from_str(&v9).unwrap();
+    let id = doc["last-column-id"].as_i64().unwrap() + 1;
+    let mut schema = doc["schemas"].as_array().unwrap().last().unwrap().clone();
+    let schema_id = schema["schema-id"].as_i64().unwrap() + 1;
+    schema["schema-id"] = schema_id.into();
+    schema["fields"].as_array_mut().unwrap().push(
+        serde_json::json!({"id": id, "name": "unannounced", "required": false, "type": "int"}),
+    );
+    doc["schemas"].as_array_mut().unwrap().push(schema);
+    doc["current-schema-id"] = schema_id.into();
+    doc["last-column-id"] = id.into();
+    lake.write(
+        "warehouse/db/events/metadata/v10.gz.metadata.json.notes",
+        "not a metadata file's name\n",
+    );
+    lake.write(
+        "warehouse/db/events/metadata/v10.metadata.json",
+        &doc.to_string(),
+    );
+    let (code, report) = lake.check_json();
+    assert_eq!(code, Some(1), "{report:#}");
+    assert_eq!(judged_tables(&report), ["db.events"]);
+    let found = diagnostics(&report);
+    assert!(
+        found.iter().any(|f| f.0 == "metadata-drift"
+            && f.2
+                .contains("changed, but no migration in this change says so")),
+        "{found:?}"
+    );
+    // A file of another name beside it, or a version past a gap (no v10 or v11), changes
+    // nothing Java reads: the table is untouched.
+    let metadata = lake.path().join("warehouse/db/events/metadata");
+    fs::rename(
+        metadata.join("v10.metadata.json"),
+        metadata.join("v12.metadata.json"),
+    )
+    .unwrap();
+    let (code, report) = lake.check_json();
+    assert_eq!(code, Some(0), "{report:#}");
+    assert!(judged_tables(&report).is_empty(), "{report:#}");
+}
+
+#[test]
 fn a_committed_migration_deleted_again_in_the_working_tree_is_no_proposal() {
     let lake = lake_with_tables();
     lake.write_narrowing();

@@ -275,6 +275,84 @@ fn write_to_a_table_directory_adds_the_next_version_and_moves_the_hint() {
     assert!(leftovers.is_empty());
 }
 
+/// The last `metadata-log` entry of the metadata file at `path`, and how many there are.
+fn last_logged(path: &Path) -> (serde_json::Value, usize) {
+    let doc: serde_json::Value = serde_json::from_str(&fs::read_to_string(path).unwrap()).unwrap();
+    let log = doc["metadata-log"].as_array().cloned().unwrap_or_default();
+    (log.last().cloned().unwrap_or_default(), log.len())
+}
+
+#[test]
+fn a_new_file_logs_the_file_it_was_made_from_where_its_place_is_known() {
+    let dir = scratch();
+    let sql = write(
+        dir.path(),
+        "m.sql",
+        "ALTER TABLE db.events ADD COLUMN x int;",
+    );
+    // The table's `location` is the scratch copy, so v9 is the file the table keeps there.
+    let v9_path = dir.path().join("events/metadata/v9.metadata.json");
+    let mut v9: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(&v9_path).unwrap()).unwrap();
+    let location = format!("file://{}/events", dir.path().display());
+    v9["location"] = location.clone().into();
+    fs::write(&v9_path, v9.to_string()).unwrap();
+    let logged_before = v9["metadata-log"].as_array().map_or(0, Vec::len);
+    let v9_entry = serde_json::json!({
+        "timestamp-ms": v9["last-updated-ms"],
+        "metadata-file": format!("{location}/metadata/v9.metadata.json"),
+    });
+    let apply = |metadata: &str, target: &[&str]| {
+        let mut args = vec!["apply", &sql, "--metadata", metadata];
+        args.extend(target);
+        let out = fieldgate(&args, dir.path());
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    };
+    // `-o` from the table directory, and from its current file where the table keeps it: as a
+    // Java commit logs the file its base was read from.
+    apply("events", &["-o", "a.metadata.json"]);
+    assert_eq!(
+        last_logged(&dir.path().join("a.metadata.json")),
+        (v9_entry.clone(), logged_before + 1)
+    );
+    apply(
+        "events/metadata/v9.metadata.json",
+        &["-o", "b.metadata.json"],
+    );
+    assert_eq!(
+        last_logged(&dir.path().join("b.metadata.json")),
+        (v9_entry, logged_before + 1)
+    );
+    // A copy kept elsewhere stands for a place nobody knows: nothing is logged; nor is the file
+    // an in-place write replaces.
+    fs::copy(&v9_path, dir.path().join("copy.metadata.json")).unwrap();
+    apply("copy.metadata.json", &["-o", "c.metadata.json"]);
+    assert_eq!(
+        last_logged(&dir.path().join("c.metadata.json")).1,
+        logged_before
+    );
+    apply("copy.metadata.json", &["--write"]);
+    assert_eq!(
+        last_logged(&dir.path().join("copy.metadata.json")).1,
+        logged_before
+    );
+    // A saved LoadTableResult says where the catalog keeps the metadata it holds.
+    let saved = serde_json::json!({
+        "metadata-location": "s3://bucket/events/metadata/00009-a.metadata.json",
+        "metadata": v9,
+        "config": {},
+    });
+    fs::write(dir.path().join("loaded.json"), saved.to_string()).unwrap();
+    apply("loaded.json", &["-o", "d.metadata.json"]);
+    let (last, count) = last_logged(&dir.path().join("d.metadata.json"));
+    assert_eq!(count, logged_before + 1);
+    assert_eq!(
+        last["metadata-file"],
+        "s3://bucket/events/metadata/00009-a.metadata.json"
+    );
+    assert_eq!(last["timestamp-ms"], v9["last-updated-ms"]);
+}
+
 #[test]
 fn apply_writes_nothing_java_would_refuse_to_read() {
     // `s.b` added beside a struct `s` holding `b`: two fields of one full name, which Iceberg

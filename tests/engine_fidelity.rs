@@ -79,7 +79,16 @@ fn a_version_beyond_the_hint_is_the_current_one() {
 
 #[test]
 fn a_hint_java_cannot_parse_falls_back_to_the_newest_version() {
-    for hint in ["9 ", "", " 9", "nine", "9.0"] {
+    for hint in [
+        "9 ",
+        "",
+        " 9",
+        "nine",
+        "9.0",
+        "2147483648",
+        "\u{2168}",
+        "\u{1D7FF}",
+    ] {
         let dir = scratch();
         add_v10_with_marker(dir.path());
         fs::write(dir.path().join("events/metadata/version-hint.text"), hint).unwrap();
@@ -87,8 +96,16 @@ fn a_hint_java_cannot_parse_falls_back_to_the_newest_version() {
         assert_eq!(code, Some(1), "hint {hint:?}: {out}");
         assert!(out.contains("name already exists"), "hint {hint:?}: {out}");
     }
-    // What `Integer.parseInt` reads: a sign and leading zeros, a line break ending the line.
-    for hint in ["+9", "09\n", "9\r\n"] {
+    // What `Integer.parseInt` reads: a sign and leading zeros, a line break ending the line,
+    // decimal digits of any script (Arabic-Indic, Devanagari, fullwidth).
+    for hint in [
+        "+9",
+        "09\n",
+        "9\r\n",
+        "\u{669}",
+        "+\u{966}\u{96F}",
+        "\u{FF19}\n",
+    ] {
         let dir = scratch();
         fs::write(dir.path().join("events/metadata/version-hint.text"), hint).unwrap();
         let (code, out) = lint(dir.path(), "ALTER TABLE db.events ADD COLUMN marker int;");
@@ -103,9 +120,41 @@ fn a_hint_to_a_missing_version_is_an_error() {
     let (code, out) = lint(dir.path(), "ALTER TABLE db.events ADD COLUMN x int;");
     assert_eq!(code, Some(2), "{out}");
     assert!(out.contains("version 12"), "{out}");
+    // Java reads a negative hint as a version, and looks for `v-1.metadata.json`.
     fs::write(dir.path().join("events/metadata/version-hint.text"), "-1").unwrap();
     let (code, out) = lint(dir.path(), "ALTER TABLE db.events ADD COLUMN x int;");
     assert_eq!(code, Some(2), "{out}");
+    assert!(out.contains("v-1.metadata.json"), "{out}");
+}
+
+#[test]
+fn a_negative_version_is_read_and_written_as_java_numbers_it() {
+    let dir = scratch();
+    let metadata = dir.path().join("events/metadata");
+    fs::rename(
+        metadata.join("v9.metadata.json"),
+        metadata.join("v-1.metadata.json"),
+    )
+    .unwrap();
+    fs::write(metadata.join("version-hint.text"), "-1").unwrap();
+    fs::write(
+        dir.path().join("m.sql"),
+        "ALTER TABLE db.events ADD COLUMN x int;",
+    )
+    .unwrap();
+    let out = fieldgate(
+        &["apply", "m.sql", "--metadata", "events", "--write"],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    // The next version is -1 + 1, as Java's commit numbers it; its log names the replaced file.
+    let written = fs::read_to_string(metadata.join("v0.metadata.json")).unwrap();
+    assert!(written.contains("\"x\""), "{written}");
+    assert!(
+        written.contains("/metadata/v-1.metadata.json\""),
+        "{written}"
+    );
+    assert_eq!(fs::read(metadata.join("version-hint.text")).unwrap(), b"0");
 }
 
 #[test]

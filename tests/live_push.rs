@@ -99,14 +99,21 @@ fn a_change_the_rules_refuse_is_not_pushed_and_json_stays_one_document() {
     let repo = approved(&catalog, "ALTER TABLE db.events DROP COLUMN source;\n");
     let dir = repo.path();
     let config = fs::read_to_string(dir.join("fieldgate.yaml")).expect("config");
-    write(dir, "fieldgate.yaml", &format!("{config}rules:\n  column-drop: error\n"));
+    write(
+        dir,
+        "fieldgate.yaml",
+        &format!("{config}rules:\n  column-drop: error\n"),
+    );
     let before = shown(&catalog);
 
     let rejected = fieldgate(dir, &["push", "--format", "json"]);
     assert_exit(&rejected, 1);
     let report: serde_json::Value = serde_json::from_slice(&rejected.stdout)
         .unwrap_or_else(|e| panic!("{e}: {}", text(&rejected.stdout)));
-    assert_eq!(report["tables"][0]["status"], "rejected-by-rules", "{report}");
+    assert_eq!(
+        report["tables"][0]["status"], "rejected-by-rules",
+        "{report}"
+    );
     let rules = &report["tables"][0]["detail"];
     assert_eq!(rules["passed"], false, "{report}");
     assert_eq!(rules["diagnostics"][0]["rule"], "column-drop", "{report}");

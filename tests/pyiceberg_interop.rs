@@ -168,7 +168,8 @@ fn every_fixture_metadata_file_round_trips_byte_for_byte() {
         let root = fieldgate::json::parse(&text).unwrap();
         let metadata = fieldgate::iceberg::metadata::TableMetadata::from_json(&root)
             .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
-        let written = fieldgate::iceberg::metadata::patch(&text, &metadata, &metadata, 0).unwrap();
+        let written =
+            fieldgate::iceberg::metadata::patch(&text, &metadata, &metadata, 0, None).unwrap();
         assert_eq!(written, text, "{} changed on a no-op write", file.display());
     }
 }

@@ -15,6 +15,7 @@ fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    let written = patch(text, &table, &table, 0).expect("a no-op patch of a parsed file succeeds");
+    let written =
+        patch(text, &table, &table, 0, None).expect("a no-op patch of a parsed file succeeds");
     assert_eq!(written, text);
 });

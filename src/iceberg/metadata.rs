@@ -14,6 +14,7 @@ use crate::iceberg::codec::{
     ModelError, ModelResult, as_array, as_i32, as_i64, as_object, as_str, detect_style,
     required_member, schema_from_json, schema_to_json,
 };
+use crate::iceberg::metadata_log::{PREVIOUS_VERSIONS_MAX, Replaced, log_edit};
 use crate::iceberg::name_mapping::{NAME_MAPPING_PROPERTY, NameMapping};
 use crate::iceberg::partition::PartitionSpec;
 use crate::iceberg::schema::Schema;
@@ -266,16 +267,26 @@ pub fn unwrap_load_table_result<'n, 'a>(root: &'n Node<'a>) -> &'n Node<'a> {
 /// Only schema-evolution keys are compared and patched; `now_ms` becomes `last-updated-ms` when
 /// anything changed. Returns the original text unchanged when nothing did. Of a LoadTableResult,
 /// the result is the metadata file it holds, patched: what a table's next metadata file is.
+///
+/// `replaced`: the file `original` was read from, to log in the patched file's `metadata-log`
+/// (as a commit that replaces it logs it), when anything changed.
 pub fn patch(
     original: &str,
     base: &TableMetadata,
     updated: &TableMetadata,
     now_ms: i64,
+    replaced: Option<&Replaced<'_>>,
 ) -> Result<String, String> {
     let root = json::parse(original).map_err(|e| e.to_string())?;
     let inner = unwrap_load_table_result(&root);
     if !std::ptr::eq(inner, &root) {
-        return patch(&original[inner.span.range()], base, updated, now_ms);
+        return patch(
+            &original[inner.span.range()],
+            base,
+            updated,
+            now_ms,
+            replaced,
+        );
     }
     if !anything_changed(base, updated) {
         return Ok(original.to_string());
@@ -296,6 +307,10 @@ pub fn patch(
         updated.last_column_id.into(),
     );
     replace_number(&mut edits, &root, "last-updated-ms", now_ms.into());
+    if let Some(replaced) = replaced {
+        let max = updated.property(PREVIOUS_VERSIONS_MAX);
+        edits.push(log_edit(original, &root, replaced, max, &style)?);
+    }
 
     table_patch::patch_table_keys(original, &root, base, updated, &style, &mut edits)?;
     if updated.name_mapping != base.name_mapping
@@ -440,7 +455,7 @@ mod tests {
         updated.schemas.push(Arc::new(schema));
         updated.current_schema_id = 1;
         // `schema` becomes the current schema and the history moves into a new `schemas`.
-        let written = patch(V1, &table, &updated, 5).unwrap();
+        let written = patch(V1, &table, &updated, 5, None).unwrap();
         let reread = read(&written);
         assert_eq!(reread.schemas.len(), 2);
         assert_eq!(reread.current_schema_id, 1);

@@ -55,8 +55,9 @@ impl Codec {
         }
     }
 
-    /// The file name Java's `HadoopTableOperations` commits version `version` under.
-    pub fn version_file_name(self, version: u64) -> String {
+    /// The file name Java's `HadoopTableOperations` commits version `version` under (`v-1...`
+    /// for a negative one, as Java's string concatenation writes an `int`).
+    pub fn version_file_name(self, version: i32) -> String {
         match self {
             Codec::None => format!("v{version}{SUFFIX}"),
             Codec::Gzip => format!("v{version}{GZIP_EXTENSION}{SUFFIX}"),
@@ -88,7 +89,7 @@ impl Codec {
 }
 
 /// The names version `version` of a Hadoop table may have, in the order Java looks for them.
-pub fn version_file_names(version: u64) -> [String; 3] {
+pub fn version_file_names(version: i32) -> [String; 3] {
     [
         Codec::None.version_file_name(version),
         Codec::Gzip.version_file_name(version),
@@ -97,21 +98,70 @@ pub fn version_file_names(version: u64) -> [String; 3] {
 }
 
 /// The version a metadata directory entry is named for, as Java's `HadoopTableOperations`
-/// reads it while listing: `v`, then up to the first `.` a number `Integer.parseInt` accepts,
-/// then anything.
+/// reads it while listing: the name matches `v([^.]*)\..*` (whose `.` matches no line
+/// terminator) and the group is a number `Integer.parseInt` accepts.
 pub fn listed_version(name: &str) -> Option<i32> {
-    let (version, _) = name.strip_prefix('v')?.split_once('.')?;
+    let (version, rest) = name.strip_prefix('v')?.split_once('.')?;
+    if rest.contains(['\n', '\r', '\u{85}', '\u{2028}', '\u{2029}']) {
+        return None;
+    }
     java_parse_int(version)
 }
 
-/// Java's `Integer.parseInt` on ASCII text: an optional sign, then decimal digits only (no
-/// spaces), within `int`'s range.
+/// The version a Hadoop table's `version-hint.text` holding `bytes` names, as Java's
+/// `HadoopTableOperations.findVersion` reads it: decoded as UTF-8 with malformed bytes replaced,
+/// the first line as `BufferedReader.readLine` ends it (at `\n`, `\r` or `\r\n`), parsed by
+/// `Integer.parseInt`. `None` where Java's read throws (an empty file, `2 `, a number beyond
+/// `int`), and Java lists the directory instead.
+pub fn hint_version(bytes: &[u8]) -> Option<i32> {
+    let text = String::from_utf8_lossy(bytes);
+    java_parse_int(text.split(['\n', '\r']).next().unwrap_or_default())
+}
+
+/// Java's `Integer.parseInt(text)`: an optional `+` or `-`, then one or more digits as
+/// `Character.digit(ch, 10)` reads them (any decimal digit of the Basic Multilingual Plane:
+/// `٣` and `３` are 3; a digit outside it is two UTF-16 units, neither a digit), within `int`'s
+/// range. No spaces.
 pub fn java_parse_int(text: &str) -> Option<i32> {
-    let digits = text.strip_prefix(['+', '-']).unwrap_or(text);
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+    let (negative, digits) = match text.as_bytes().first() {
+        Some(b'-') => (true, &text[1..]),
+        Some(b'+') => (false, &text[1..]),
+        _ => (false, text),
+    };
+    if digits.is_empty() {
         return None;
     }
-    text.parse::<i32>().ok()
+    // Accumulated negatively, as Java does, so that `-2147483648` fits.
+    let mut value: i32 = 0;
+    for c in digits.chars() {
+        let digit = java_decimal_digit(c)?;
+        value = value.checked_mul(10)?.checked_sub(digit)?;
+    }
+    if negative {
+        Some(value)
+    } else {
+        value.checked_neg()
+    }
+}
+
+/// The first code point of each run of ten decimal digits (`0` to `9`) in the Basic
+/// Multilingual Plane: the characters Java 17's `Character.digit(ch, 10)` reads as digits (the
+/// same in Java 25). Unicode assigns decimal digits only in such runs; `tests/java_digits.rs`
+/// compares every BMP character with the JVM's answer.
+const BMP_DIGIT_ZEROS: [u32; 37] = [
+    0x0030, 0x0660, 0x06F0, 0x07C0, 0x0966, 0x09E6, 0x0A66, 0x0AE6, 0x0B66, 0x0BE6, 0x0C66, 0x0CE6,
+    0x0D66, 0x0DE6, 0x0E50, 0x0ED0, 0x0F20, 0x1040, 0x1090, 0x17E0, 0x1810, 0x1946, 0x19D0, 0x1A80,
+    0x1A90, 0x1B50, 0x1BB0, 0x1C40, 0x1C50, 0xA620, 0xA8D0, 0xA900, 0xA9D0, 0xA9F0, 0xAA50, 0xABF0,
+    0xFF10,
+];
+
+/// `c`'s value as Java's `Character.digit(c, 10)` reads it.
+fn java_decimal_digit(c: char) -> Option<i32> {
+    let code = u32::from(c);
+    let at = BMP_DIGIT_ZEROS.partition_point(|&zero| zero <= code);
+    let zero = BMP_DIGIT_ZEROS.get(at.checked_sub(1)?)?;
+    let digit = code - zero;
+    (digit < 10).then_some(digit as i32)
 }
 
 /// Every gzip member of `bytes`, inflated and concatenated, as Java's `GZIPInputStream` reads
@@ -201,6 +251,10 @@ mod tests {
             ("v3.gz.metadata.json", Some(3)),
             ("v4.metadata.json.gz", Some(4)),
             ("v+5.anything", Some(5)),
+            ("v\u{664}.metadata.json", Some(4)),
+            ("v-2.metadata.json", Some(-2)),
+            ("v6.metadata\njson", None),
+            ("v6.\u{2028}", None),
             ("v5", None),
             ("v.metadata.json", None),
             ("vx.metadata.json", None),
@@ -222,9 +276,40 @@ mod tests {
             ("", None),
             ("+", None),
             ("2147483648", None),
-            ("２", None),
+            ("2147483647", Some(i32::MAX)),
+            ("-2147483648", Some(i32::MIN)),
+            ("-2147483649", None),
+            ("-", None),
+            // Any decimal digit Java's `Character.digit` reads: Arabic-Indic, fullwidth, mixed.
+            ("\u{663}", Some(3)),
+            ("+\u{FF11}\u{FF12}", Some(12)),
+            ("-1\u{967}", Some(-11)),
+            (
+                "\u{FF12}\u{FF11}\u{FF14}\u{FF17}\u{FF14}\u{FF18}\u{FF13}\u{FF16}\u{FF14}\u{FF18}",
+                None,
+            ),
+            // Other numerals are not decimal digits; a digit outside the BMP is two UTF-16 units.
+            ("\u{2163}", None),
+            ("\u{B2}", None),
+            ("\u{1D7CF}", None),
+            ("\u{FF21}", None),
         ] {
             assert_eq!(java_parse_int(text), parsed, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn reads_the_hint_s_first_line_as_java_read_line() {
+        for (bytes, version) in [
+            (&b"4\r\nrest"[..], Some(4)),
+            (b"4\rrest", Some(4)),
+            (b"", None),
+            (b"\n4", None),
+            (b"4\n\xff", Some(4)),
+            (b"\xff4", None),
+            (b"\xd9\xa4", Some(4)),
+        ] {
+            assert_eq!(hint_version(bytes), version, "{bytes:?}");
         }
     }
 

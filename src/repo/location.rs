@@ -12,7 +12,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use crate::iceberg::metadata_file::{
-    Codec, MAX_DECOMPRESSED_BYTES, java_parse_int, listed_version, version_file_names,
+    Codec, MAX_DECOMPRESSED_BYTES, hint_version, listed_version, version_file_names,
 };
 use crate::limits;
 
@@ -26,7 +26,9 @@ pub struct TableLocation {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HadoopTable {
     pub metadata_dir: PathBuf,
-    pub version: u64,
+    /// Java's `int`: a hint may name a negative version, and the next after `i32::MAX` wraps,
+    /// as Java's `ver + 1` does.
+    pub version: i32,
     /// The current version's file name: `vN.metadata.json`, or one of its gzip names.
     pub file_name: String,
 }
@@ -35,7 +37,12 @@ impl HadoopTable {
     /// Where Java's `HadoopTableOperations` commits the next version written with `codec`.
     pub fn next_file(&self, codec: Codec) -> PathBuf {
         self.metadata_dir
-            .join(codec.version_file_name(self.version + 1))
+            .join(codec.version_file_name(self.next_version()))
+    }
+
+    /// The version Java's `HadoopTableOperations.commit` writes next.
+    pub fn next_version(&self) -> i32 {
+        self.version.wrapping_add(1)
     }
 
     /// Where Iceberg Java's `HadoopTableOperations` says the current version lives, for the
@@ -50,7 +57,7 @@ impl HadoopTable {
 
     /// The version hint's text as Java writes it: the bare number, no line break (readers
     /// such as pyiceberg's `StaticTable` and DuckDB's `iceberg_scan` parse it whole).
-    pub fn hint_text(version: u64) -> String {
+    pub fn hint_text(version: i32) -> String {
         version.to_string()
     }
 
@@ -60,7 +67,7 @@ impl HadoopTable {
 
     /// The metadata file of another `version` of this table, when `files` hold one (its names
     /// looked for as [`locate_in`] looks for the current one's).
-    pub fn version_file(&self, files: &dyn Files, version: u64) -> Option<PathBuf> {
+    pub fn version_file(&self, files: &dyn Files, version: i32) -> Option<PathBuf> {
         let versions = Versions {
             files,
             dir: &self.metadata_dir,
@@ -276,27 +283,20 @@ pub fn locate_in(files: &dyn Files, path: &Path) -> Result<TableLocation, Locate
     };
     let hint = metadata_dir.join("version-hint.text");
     confine(&hint)?;
-    // As Iceberg Java's `HadoopTableOperations`: the hint's first line is the version if
-    // `Integer.parseInt` reads it; otherwise (no hint, `2 `, an empty file) the newest version
-    // in the directory.
+    // As Iceberg Java's `HadoopTableOperations`: the version the hint names (a negative one
+    // too), else (no hint, or one Java cannot read) the newest version in the directory.
     let hinted = files
         .is_file(&hint)
-        .then(|| files.read_to_string(&hint).ok())
+        .then(|| files.read(&hint).ok())
         .flatten()
-        .and_then(|text| java_parse_int(first_line(&text)));
+        .and_then(|bytes| hint_version(&bytes));
     let versions = Versions {
         files,
         dir: &metadata_dir,
     };
-    let listed = match hinted {
+    let mut version = match hinted {
         Some(version) => version,
         None => versions.newest()?,
-    };
-    let Ok(mut version) = u64::try_from(listed) else {
-        return Err(NotATable(format!(
-            "`{}` holds version {listed}, which has no metadata file",
-            hint.display()
-        )));
     };
     let Some(mut file_name) = versions.file_of(version)? else {
         return Err(NotATable(match (hinted, version) {
@@ -313,8 +313,8 @@ pub fn locate_in(files: &dyn Files, path: &Path) -> Result<TableLocation, Locate
         }));
     };
     // A commit that wrote `vN+1` but not the hint is still the table's current state.
-    while let Some(next) = versions.file_of(version + 1)? {
-        version += 1;
+    while let Some(next) = versions.file_of(version.wrapping_add(1))? {
+        version = version.wrapping_add(1);
         file_name = next;
     }
     Ok(TableLocation {
@@ -336,7 +336,7 @@ struct Versions<'a> {
 impl Versions<'_> {
     /// The file that holds `version`: the first of its names that exists, in Java's order
     /// (plain, then gzip, then the older gzip suffix). Each is confined before it is looked at.
-    fn file_of(&self, version: u64) -> Result<Option<String>, LocateError> {
+    fn file_of(&self, version: i32) -> Result<Option<String>, LocateError> {
         for name in version_file_names(version) {
             let file = self.dir.join(&name);
             self.files.confine(&file).map_err(LocateError::Outside)?;
@@ -359,20 +359,12 @@ impl Versions<'_> {
         listed.sort_unstable_by(|a, b| b.cmp(a));
         listed.dedup();
         for version in listed {
-            let Ok(unsigned) = u64::try_from(version) else {
-                continue;
-            };
-            if self.file_of(unsigned)?.is_some() {
+            if self.file_of(version)?.is_some() {
                 return Ok(version);
             }
         }
         Ok(0)
     }
-}
-
-/// The text up to the first line break, as Java's `BufferedReader.readLine` returns it.
-fn first_line(text: &str) -> &str {
-    text.split(['\n', '\r']).next().unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -412,9 +404,51 @@ mod tests {
     }
 
     #[test]
-    fn reads_the_first_line_as_java_read_line() {
-        assert_eq!(first_line("4\r\nrest"), "4");
-        assert_eq!(first_line(""), "");
+    fn reads_the_hint_as_java_integer_parse_int_reads_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let meta = dir.path().join("metadata");
+        fs::create_dir(&meta).unwrap();
+        for v in [1, 2, 3] {
+            fs::write(meta.join(format!("v{v}.metadata.json")), "{}").unwrap();
+        }
+        let read = |hint: &str| {
+            fs::write(meta.join("version-hint.text"), hint).unwrap();
+            let hadoop = locate(dir.path()).unwrap().hadoop.unwrap();
+            (hadoop.version, hadoop.file_name)
+        };
+        // Digits of any script Java's `Character.digit` knows; rolled forward from there.
+        assert_eq!(read("\u{662}"), (3, "v3.metadata.json".into()));
+        fs::remove_file(meta.join("v3.metadata.json")).unwrap();
+        assert_eq!(read("\u{FF12}\n"), (2, "v2.metadata.json".into()));
+        // Beyond `int`: Java's parse fails, and the listing's newest version is read.
+        assert_eq!(read("4294967297"), (2, "v2.metadata.json".into()));
+        // A negative version is a version to Java: `v-1.metadata.json`, then forward to v2.
+        fs::write(meta.join("v-1.metadata.json"), "{}").unwrap();
+        assert_eq!(read("-1"), (-1, "v-1.metadata.json".into()));
+        fs::write(meta.join("v0.metadata.json"), "{}").unwrap();
+        let (version, file) = read("-1");
+        assert_eq!((version, file.as_str()), (2, "v2.metadata.json"));
+        fs::remove_file(meta.join("v-1.metadata.json")).unwrap();
+        fs::write(meta.join("version-hint.text"), "-1").unwrap();
+        let err = locate(dir.path()).unwrap_err();
+        assert!(
+            err.contains("v-1.metadata.json") && err.contains("missing"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn the_next_version_after_java_s_largest_int_wraps_as_java_s_does() {
+        let table = HadoopTable {
+            metadata_dir: PathBuf::from("m"),
+            version: i32::MAX,
+            file_name: "v2147483647.metadata.json".into(),
+        };
+        assert_eq!(
+            table.next_file(Codec::None),
+            Path::new("m/v-2147483648.metadata.json")
+        );
+        assert_eq!(HadoopTable::hint_text(table.next_version()), "-2147483648");
     }
 
     #[test]

@@ -196,7 +196,7 @@ fn table_at_commit(
 
 /// How many earlier versions of a table [`Earlier`] tries as the start of its migrations: each
 /// costs a metadata file parsed and the migrations evolved once more.
-const EARLIER_VERSIONS: u64 = 64;
+const EARLIER_VERSIONS: i32 = 64;
 
 /// The earlier versions HEAD holds of a table in the Hadoop layout, for when its migrations
 /// came into the history with its first metadata (an engine-written table committed together

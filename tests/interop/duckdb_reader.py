@@ -53,10 +53,15 @@ def connect() -> duckdb.DuckDBPyConnection:
     return con
 
 
-def scan(con: duckdb.DuckDBPyConnection, location: str) -> pa.Table:
+def scan(con: duckdb.DuckDBPyConnection, location: str, gzip: bool = False) -> pa.Table:
     """Every row of the table at LOCATION (a metadata file, or a table directory read through its
-    `metadata/version-hint.text`), as Arrow."""
-    result = con.execute("SELECT * FROM iceberg_scan(?)", [location])
+    `metadata/version-hint.text`), as Arrow. GZIP: the directory's current version is
+    `vN.gz.metadata.json`, where iceberg_scan looks only when told the codec (it reads a
+    `.gz.metadata.json` file it is given without being told)."""
+    if gzip:
+        result = con.execute("SELECT * FROM iceberg_scan(?, metadata_compression_codec => 'gzip')", [location])
+    else:
+        result = con.execute("SELECT * FROM iceberg_scan(?)", [location])
     return result.to_arrow_table()
 
 

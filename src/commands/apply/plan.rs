@@ -11,7 +11,7 @@ use crate::frontend::schema_file::fill_ids;
 use crate::iceberg::metadata::TableMetadata;
 use crate::iceberg::metadata::patch;
 use crate::iceberg::metadata_file::{COMPRESSION_PROPERTY, Codec};
-use crate::iceberg::metadata_log::log_previous_file;
+use crate::iceberg::metadata_log::{Replaced, saved_metadata_location};
 use crate::iceberg::validate::refusal;
 use crate::pipe::to_stderr;
 use crate::proposal::Proposal;
@@ -27,7 +27,7 @@ pub struct Planned {
     metadata: Option<(String, PathBuf)>,
     /// A table directory's version hint and the version it moves to, written after the
     /// metadata file, so a reader that follows the hint never sees a half-written version.
-    hint: Option<(PathBuf, u64)>,
+    hint: Option<(PathBuf, i32)>,
     /// Schema-file proposals with the ids the table now has filled in (`--write`).
     write_backs: Vec<(PathBuf, String)>,
 }
@@ -78,7 +78,7 @@ pub fn planned(
 }
 
 /// A metadata file and, for a table directory, its version hint moved to it.
-type MetadataWrite = (Option<(String, PathBuf)>, Option<(PathBuf, u64)>);
+type MetadataWrite = (Option<(String, PathBuf)>, Option<(PathBuf, i32)>);
 
 /// The table's metadata patched with the change (or, proposed as a metadata file, the file as
 /// the engine wrote it), to `-o OUT` or as the table's next version.
@@ -93,27 +93,58 @@ fn next_version(
         Proposal::Metadata(metadata) => Some(metadata),
         _ => None,
     });
-    let mut text = match proposed_file {
-        Some(proposed) => proposed.source.text.clone(),
-        None => {
-            patch(&base.source.text, &base.metadata, new_metadata, now).map_err(Failure::Message)?
-        }
-    };
-    let hadoop = base
-        .location
-        .hadoop
-        .as_ref()
-        .filter(|_| args.output.is_none());
-    // The next version of a table directory logs the file it replaces, as Java does.
-    if let (Some(hadoop), None) = (hadoop, proposed_file)
-        && text != base.source.text
-    {
-        let previous = hadoop.logged_file(&base.metadata.location);
-        text = log_previous_file(&text, &base.source.text, &previous).map_err(Failure::Message)?;
-    }
-    let hint = hadoop.map(|h| (h.hint_file(), h.version + 1));
     let target = target_file(args.output.as_deref(), &base.location, new_metadata)?;
+    // The new file logs the one it was made from, as every Java commit logs the file its base
+    // was read from, where that file's place is known; an in-place write replaces that file.
+    let replaced_file = (target != base.location.metadata_file)
+        .then(|| previous_location(base))
+        .flatten();
+    let replaced = replaced_file.as_deref().map(|file| Replaced {
+        file,
+        written_at: base.metadata.last_updated_ms,
+    });
+    let text = match proposed_file {
+        Some(proposed) => proposed.source.text.clone(),
+        None => patch(
+            &base.source.text,
+            &base.metadata,
+            new_metadata,
+            now,
+            replaced.as_ref(),
+        )
+        .map_err(Failure::Message)?,
+    };
+    let hint = (base.location.hadoop.as_ref())
+        .filter(|_| args.output.is_none())
+        .map(|h| (h.hint_file(), h.next_version()));
     Ok((Some((text, target)), hint))
+}
+
+/// Where the metadata `base` was read from is kept, named as the table names it: a table
+/// directory's current version and a file in the table's own `metadata/` directory under the
+/// table's `location` (as Java's `HadoopTableOperations` names them), a saved LoadTableResult
+/// at its `metadata-location`. `None` for a copy kept elsewhere, whose place in the table is
+/// not known.
+fn previous_location(base: &LoadedTable) -> Option<String> {
+    let location = &base.metadata.location;
+    if let Some(hadoop) = &base.location.hadoop {
+        return Some(hadoop.logged_file(location));
+    }
+    let file = &base.location.metadata_file;
+    let name = file.file_name()?.to_str()?;
+    let local = location
+        .strip_prefix("file://")
+        .or_else(|| location.strip_prefix("file:"))
+        .unwrap_or(location);
+    let in_table = Path::new(local).join("metadata").join(name);
+    let canonical = |path: &Path| std::fs::canonicalize(path).ok();
+    if canonical(&in_table).is_some_and(|kept| Some(kept) == canonical(file)) {
+        return Some(format!(
+            "{}/metadata/{name}",
+            location.trim_end_matches('/')
+        ));
+    }
+    saved_metadata_location(&base.source.text)
 }
 
 /// A new table, or one a schema file describes: complete metadata, to `-o OUT`, or, for a new

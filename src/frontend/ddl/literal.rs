@@ -7,7 +7,9 @@
 //!   escape whose first digit is 0 or 1, `\0 \b \n \r \t \Z`; `\%` and `\_` keep their backslash;
 //!   any other escaped character stands for itself. A doubled quote is one quote. `r'...'` and
 //!   `R"..."` are raw: the body is the value.
-//! - Hive (`BaseSemanticAnalyzer.unescapeSQLString`): as Spark without `\U` and raw strings.
+//! - Hive (`BaseSemanticAnalyzer.unescapeSQLString`): as Spark without `\U` and raw strings,
+//!   and a doubled quote stands for nothing: Hive's literal is a sequence of quoted parts with
+//!   nothing between them, so `'it''s'` is `it` then `s`, `its`.
 //! - Trino: `''` is the only escape; a backslash is an ordinary character.
 
 use sqlparser::tokenizer::{Token, Word};
@@ -67,10 +69,13 @@ pub(crate) fn unescape(
         out.push_str(&rest[..at]);
         let after = &rest[at + 1..];
         if rest[at..].starts_with(quote) {
-            units.flush(span)?;
             // Only a doubled quote can sit inside a body; the tokenizer ended the literal at any
-            // other.
-            out.push(quote);
+            // other. Hive's parts are unescaped into one string, so a `\u` half may join the
+            // next part's.
+            if dialect == Dialect::Spark {
+                units.flush(span)?;
+                out.push(quote);
+            }
             rest = after.strip_prefix(quote).unwrap_or(after);
             continue;
         }
@@ -225,6 +230,17 @@ mod tests {
         assert!(spark(r"\uD83D alone").contains("surrogate"));
         assert!(spark(r"\uDE00").contains("surrogate"));
         assert!(spark(r"\U00110000").contains("not a Unicode code point"));
+    }
+
+    #[test]
+    fn hive_reads_a_doubled_quote_as_the_end_of_one_part_and_the_start_of_the_next() {
+        let hive = |body| {
+            unescape(body, '\'', Dialect::Hive, Span::new(0, 0)).unwrap_or_else(|e| e.message)
+        };
+        assert_eq!(hive("it''s"), "its");
+        assert_eq!(hive(r"it\'s"), "it's");
+        // One string builder takes every part: a pair's halves may sit in two of them.
+        assert_eq!(hive(r"\uD83D''\uDE00"), "😀");
     }
 
     #[test]

@@ -229,12 +229,29 @@ fn unquoted_word_around(
     Some(span)
 }
 
-fn lexical_error(message: &str, span: Span, dialect: Dialect) -> DdlError {
+/// A tokenizer error at `span` of `text` as a located diagnostic; an unterminated string gets
+/// help on writing a quote inside one, and one that is part of a Spark raw string (`r'...'`) as
+/// written, help that does not escape: a raw string has no escapes.
+fn lexical_error(message: &str, text: &str, span: Span, dialect: Dialect) -> DdlError {
     let error = DdlError::new(DdlErrorKind::Lexical, span, lowercase_first(message));
     if !message.starts_with("Unterminated string") {
         return error;
     }
-    // Spark and Hive strings escape with a backslash (`''` is two adjacent strings there).
+    let raw = (dialect == Dialect::Spark)
+        .then(|| raw_string::unterminated_in_raw(text, span.offset))
+        .flatten();
+    if let Some(quote) = raw {
+        let (raw_example, escaped_example) = match quote {
+            '"' => (r#"r'say "hi"'"#, r#""say \"hi\"""#),
+            _ => (r#"r"it's""#, r"'it\'s'"),
+        };
+        return error.with_help(format!(
+            "a raw string has no escapes and ends at the first `{quote}`: write a string holding `{quote}` as a raw string in the other quote (`{raw_example}`) or as a regular string with the quote escaped (`{escaped_example}`)"
+        ));
+    }
+    // A backslash escapes a quote in Spark and in Hive alike. `''` is no way to write one in
+    // both: Spark reads it as one quote, but Hive's literal is a sequence of quoted parts, so
+    // there it ends one part and starts the next (`'it''s'` is `its`).
     let escaped = match dialect {
         Dialect::Trino => "''",
         Dialect::Spark | Dialect::Hive => "\\'",

@@ -68,6 +68,36 @@ pub(crate) fn next_misread(text: &str, from: usize) -> Option<RawString> {
     None
 }
 
+/// Whether an unterminated string whose quote is at byte `quote` is, as written, part of a raw
+/// string: the quote opens one (`r'abc`), or it follows, directly or after a word, a raw string
+/// that ended at a quote meant to be inside it (`r'it's'` is `r'it'`, `s`, and a quote that
+/// opens a string; `r'it''` is `r'it'` and a quote).
+/// The raw string's quote, `None` if the string is no part of one.
+pub(crate) fn unterminated_in_raw(text: &str, quote: usize) -> Option<char> {
+    let bytes = text.as_bytes();
+    let kind = *bytes.get(quote)?;
+    if opens_at(bytes, quote) {
+        return Some(char::from(kind));
+    }
+    let word = bytes[..quote]
+        .iter()
+        .rposition(|&b| !is_word_byte(b))
+        .map_or(0, |i| i + 1);
+    let close = word.checked_sub(1)?;
+    // A raw string's body holds no quote of its kind: the one before `close` opened it.
+    let open = bytes[..close].iter().rposition(|&b| b == kind)?;
+    (bytes[close] == kind && opens_at(bytes, open)).then_some(char::from(kind))
+}
+
+/// Whether the quote at byte `quote` opens a raw string: an `r` or `R` that is a word of its
+/// own stands right before it.
+fn opens_at(bytes: &[u8], quote: usize) -> bool {
+    matches!(bytes.get(quote), Some(b'\'' | b'"'))
+        && quote >= 1
+        && matches!(bytes[quote - 1], b'r' | b'R')
+        && (quote < 2 || !is_word_byte(bytes[quote - 2]))
+}
+
 fn is_word_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'
 }
@@ -179,6 +209,30 @@ mod tests {
             assert_eq!(next(text), None, "{text}");
         }
         assert_eq!(next("-- c\nr'a\\'"), Some(("a\\", "")));
+    }
+
+    #[test]
+    fn an_unterminated_string_belongs_to_a_raw_string_as_written() {
+        let at = |text: &str| unterminated_in_raw(text, text.rfind(['\'', '"']).unwrap());
+        for (text, quote) in [
+            ("x r'abc", '\''),
+            ("(R\"a", '"'),
+            ("r'it's'", '\''),
+            ("x R\"say \"hi\"", '"'),
+            ("r'it''", '\''),
+        ] {
+            assert_eq!(at(text), Some(quote), "{text}");
+        }
+        for text in [
+            "x 'abc",
+            "for'abc",
+            "'x' 'it's'",
+            "r'a' 'it's'",
+            "r\"it's'",
+            "'i\\'t's'",
+        ] {
+            assert_eq!(at(text), None, "{text}");
+        }
     }
 
     #[test]

@@ -1347,6 +1347,52 @@ fn unterminated_string_is_reported_and_parsing_continues() {
     assert_eq!(snippet(text, errors[0].span), "'");
     assert!(errors[0].help.as_deref().unwrap_or_default().contains("''"));
 
+    // In Spark and Hive the help escapes the quote with a backslash, which both read as a
+    // quote; `''` is one quote to Spark but nothing to Hive.
+    for dialect in [Spark, Hive] {
+        let (e, _) = error("ALTER TABLE t ALTER COLUMN c COMMENT 'it's'", dialect);
+        assert!(
+            e.help.as_deref().unwrap_or_default().contains(r"`\'`"),
+            "{e:?}"
+        );
+    }
+
+    // A raw string has no escapes: its help says what does hold the quote, as written where the
+    // string is unterminated (a raw string never closed, or a quote meant inside one).
+    for (text, quote, advice) in [
+        (
+            "ALTER TABLE t ALTER COLUMN c COMMENT r'abc",
+            '\'',
+            r#"`r"it's"`"#,
+        ),
+        (
+            "ALTER TABLE t ALTER COLUMN c COMMENT r'it's'",
+            '\'',
+            r"`'it\'s'`",
+        ),
+        (
+            "ALTER TABLE t ALTER COLUMN c COMMENT r'it''",
+            '\'',
+            r#"`r"it's"`"#,
+        ),
+        (
+            r#"ALTER TABLE t ALTER COLUMN c COMMENT R"say "hi""#,
+            '"',
+            r#"`r'say "hi"'`"#,
+        ),
+    ] {
+        let (e, _) = error(text, Spark);
+        let help = e.help.unwrap_or_default();
+        assert!(
+            help.contains(&format!("ends at the first `{quote}`")) && help.contains(advice),
+            "{text}: {help}"
+        );
+        assert!(!help.contains(r"`\'`"), "{text}: {help}");
+    }
+    // Hive has no raw strings: `r` is a word there, and the help is Hive's.
+    let (e, _) = error("ALTER TABLE t CHANGE c c int COMMENT r'it's'", Hive);
+    assert!(!e.help.unwrap_or_default().contains("raw"));
+
     // Unterminated at the end of the file.
     let (statements, errors) = parse(
         "ALTER TABLE t DROP COLUMN a; ALTER TABLE t ALTER COLUMN b COMMENT 'x",

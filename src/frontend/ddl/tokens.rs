@@ -132,7 +132,7 @@ impl Read {
         self.tokens.truncate(keep);
         let (len, semicolon) = error_extent(text.get(at..).unwrap_or(""));
         self.errors
-            .push(lexical_error(message, Span::new(at, len), dialect));
+            .push(lexical_error(message, text, Span::new(at, len), dialect));
         semicolon.map(|i| at + i + 1)
     }
 }

@@ -6,7 +6,12 @@ use std::path::{Path, PathBuf};
 use git2::{Delta, DiffOptions, Index, Oid, Tree};
 
 use super::Repo;
+use crate::iceberg::metadata_file::{hint_version, listed_version, version_file_names};
 use crate::repo::index_stat::{entry_path, stat_matches};
+
+/// The largest version hint read to find what Java rolls forward to; a larger one (a number
+/// with that many leading zeros) has the table's version files listed instead.
+const MAX_HINT_BYTES: u64 = 4096;
 
 impl Repo {
     /// Files added, modified, renamed or copied since `base`: committed, staged, or only in the
@@ -183,10 +188,11 @@ impl Repo {
 
     /// Where an untracked file can matter: under the proposals' prefixes, and in a table's
     /// directory unless its `metadata/version-hint.text` is tracked and nothing under it was
-    /// deleted. With the hint tracked (a change to it is seen), an untracked file does not
-    /// change which metadata file the table's location names, so the table stays untouched;
-    /// without one, the newest `vN.metadata.json` is the table's, so a hand-written one must be
-    /// seen (a `metadata-drift` finding).
+    /// deleted. With the hint tracked (a change to it is seen), an untracked file changes what
+    /// is read only if Java rolls forward to it past the hint (`vN+1.metadata.json`, or a gzip
+    /// name), so those files are roots, and nothing else of the table is walked. Without a hint, the newest `vN.metadata.json` is
+    /// the table's, so a hand-written one anywhere under it must be seen (a `metadata-drift`
+    /// finding).
     fn untracked_roots(
         &self,
         index: &Index,
@@ -200,10 +206,13 @@ impl Repo {
                 .is_some()
                 && !deleted.iter().any(|d| d.starts_with(table))
         };
+        let (hinted, unhinted): (Vec<&PathBuf>, Vec<&PathBuf>) =
+            tables.iter().partition(|t| hinted(t));
         let mut roots: Vec<PathBuf> = proposal_prefixes
             .iter()
+            .chain(unhinted)
             .cloned()
-            .chain(tables.iter().filter(|t| !hinted(t)).cloned())
+            .chain(hinted.into_iter().flat_map(|t| self.rolled_forward(t)))
             .collect();
         roots.sort();
         roots.dedup();
@@ -215,6 +224,61 @@ impl Repo {
             }
         }
         outer
+    }
+
+    /// The metadata files Java's `HadoopTableOperations` rolls forward through from `table`'s
+    /// version hint `N`: `v(N+1)` (the first of its names that exists), `v(N+2)`, ... while one
+    /// exists, a stat or three each (usually none exists). Each is a root: an untracked one is
+    /// what Java reads. Where Java cannot read the hint and lists the directory instead (or it
+    /// is no small regular file), every version's metadata file there.
+    fn rolled_forward(&self, table: &Path) -> Vec<PathBuf> {
+        let dir = table.join("metadata");
+        let hint = self.root.join(dir.join("version-hint.text"));
+        let small_file = std::fs::symlink_metadata(&hint)
+            .is_ok_and(|m| m.is_file() && m.len() <= MAX_HINT_BYTES);
+        let hinted = small_file
+            .then(|| std::fs::read(&hint).ok())
+            .flatten()
+            .and_then(|bytes| hint_version(&bytes));
+        let Some(mut version) = hinted else {
+            return self.version_files(table);
+        };
+        let mut files = Vec::new();
+        loop {
+            version = version.wrapping_add(1);
+            let exists = |name: &String| std::fs::symlink_metadata(self.root.join(dir.join(name)));
+            let Some(name) = version_file_names(version)
+                .into_iter()
+                .find(|name| exists(name).is_ok())
+            else {
+                return files;
+            };
+            files.push(dir.join(name));
+        }
+    }
+
+    /// The entries of `table`'s `metadata/` directory named as a version's metadata file
+    /// (`vN.metadata.json`, `vN.gz.metadata.json`, `vN.metadata.json.gz`): one listing of one
+    /// directory, tracked entries included (the index decides later).
+    fn version_files(&self, table: &Path) -> Vec<PathBuf> {
+        let dir = table.join("metadata");
+        let Ok(entries) = std::fs::read_dir(self.root.join(&dir)) else {
+            return Vec::new();
+        };
+        entries
+            .flatten()
+            .filter_map(|entry| {
+                let name = entry.file_name().into_string().ok()?;
+                // Manifests and the hint sit here too: a suffix test passes them cheaply.
+                if !name.ends_with(".metadata.json") && !name.ends_with(".metadata.json.gz") {
+                    return None;
+                }
+                let version = listed_version(&name)?;
+                version_file_names(version)
+                    .contains(&name)
+                    .then(|| dir.join(name))
+            })
+            .collect()
     }
 
     /// The files under `root` (relative to the root; it may be a file) that are neither in the
