@@ -288,17 +288,38 @@ impl<'a> Cursor<'a> {
     }
 
     /// A string literal (`'...'`; in Spark and Hive also `"..."`), unescaped as the dialect's
-    /// engine does. Spark and Hive read adjacent literals as one (`'a' 'b'` is `ab`), and Spark
-    /// reads `r'...'` / `R"..."` as raw (no escapes).
+    /// engine does. Spark reads adjacent literals as one (`'a' 'b'` is `ab`) and `r'...'` /
+    /// `R"..."` as raw (no escapes). Hive's DDL takes one `StringLiteral` token wherever it takes
+    /// a string (`KW_COMMENT StringLiteral`), which holds quoted parts written without space
+    /// between them (`'a'"b"` is `ab`), so a part after a space is refused there.
     pub(crate) fn string(&mut self, what: &str) -> PResult<(String, Span)> {
         let start = self.next_start();
         let Some(mut value) = self.string_piece()? else {
             return Err(self.expected(what));
         };
-        if self.dialect.is_spark_like() {
-            while let Some(more) = self.string_piece()? {
-                value.push_str(&more);
+        let touching = |cur: &Self| cur.peek().span.offset == cur.since(start).end();
+        match self.dialect {
+            Dialect::Spark => {
+                while let Some(more) = self.string_piece()? {
+                    value.push_str(&more);
+                }
             }
+            Dialect::Hive if touching(self) => {
+                while touching(self) {
+                    let Some(more) = self.string_piece()? else {
+                        break;
+                    };
+                    value.push_str(&more);
+                }
+            }
+            Dialect::Hive if literal::string_body(&self.peek().token).is_some() => {
+                return Err(DdlError::syntax(
+                    self.peek().span,
+                    "Hive takes one string literal here: a second one after it is a syntax error in Hive (Spark would join them)",
+                )
+                .with_help("write the text as one literal"));
+            }
+            Dialect::Hive | Dialect::Trino => {}
         }
         Ok((value, self.since(start)))
     }

@@ -1645,6 +1645,28 @@ fn string_literals_read_as_each_engine_unescapes_them() {
 }
 
 #[test]
+fn hive_takes_one_string_literal_where_spark_joins_several() {
+    // Hive's lexer makes one StringLiteral of quoted parts with nothing between them, and its
+    // grammar takes one after COMMENT: a part after a space is a second literal, refused.
+    let doc = |text: &str| match &changes(text, Hive)[1].kind {
+        ChangeKind::UpdateDoc { doc, .. } => doc.clone(),
+        other => panic!("{text}: {other:?}"),
+    };
+    assert_eq!(
+        doc(r#"ALTER TABLE t CHANGE a a int COMMENT 'a'"b""#).as_deref(),
+        Some("ab")
+    );
+    let (e, snip) = error("ALTER TABLE t CHANGE a a int COMMENT 'a' 'b'", Hive);
+    assert_eq!(snip, "'b'");
+    assert!(
+        e.message.contains("Hive takes one string literal"),
+        "{}",
+        e.message
+    );
+    assert_eq!(e.help.as_deref(), Some("write the text as one literal"));
+}
+
+#[test]
 fn spark_raw_strings_end_at_the_first_quote_as_spark_lexes_them() {
     // What Spark 4.3's own parser reads (tests/spark/corpus.sql): a raw string has no escapes,
     // so a backslash before its closing quote is part of the value, and a doubled quote ends it
