@@ -345,48 +345,46 @@ impl TypeParser<'_, '_> {
     /// A primitive type name, with its `(args)` or `[length]` if any.
     fn primitive(&mut self, name: Range<usize>) -> Result<FileType, SchemaFileError> {
         let word = &self.s[name.clone()];
-        let lower = word.to_ascii_lowercase();
-        let save = self.pos;
-        self.skip_ws();
-        let close = match self.peek() {
-            Some('(') => Some(')'),
-            Some('[') => Some(']'),
-            _ => None,
-        };
-        let end = match close {
-            Some(close) => match self.s[self.pos..].find(close) {
-                Some(at) => self.pos + at + 1,
-                None => {
-                    self.pos = self.s.len();
-                    return Err(self.unexpected(&format!("`{close}`")));
-                }
-            },
-            None => save,
-        };
+        let (end, has_args) = self.arguments_end()?;
         self.pos = end;
         let full = &self.s[name.start..end];
-        let has_args = close.is_some();
-        let sql = match lower.as_str() {
-            // Lower-case `timestamp` is Iceberg's (no zone); `TIMESTAMP` is SQL's (zoned).
-            "timestamp" if !has_args && word != "timestamp" => Some(PrimitiveType::Timestamptz),
-            "tinyint" | "smallint" | "integer" if !has_args => Some(PrimitiveType::Int),
-            "bigint" if !has_args => Some(PrimitiveType::Long),
-            "real" if !has_args => Some(PrimitiveType::Float),
-            // A length limit is not part of Iceberg's string type; the DDL front-end ignores it too.
-            "varchar" | "char" | "text" => Some(PrimitiveType::String),
-            "timestamp_ntz" if !has_args => Some(PrimitiveType::Timestamp),
-            "timestamp_ltz" if !has_args => Some(PrimitiveType::Timestamptz),
-            "varbinary" if !has_args => Some(PrimitiveType::Binary),
-            _ => None,
-        };
-        if let Some(p) = sql {
+        if let Some(p) = sql_alias(word, has_args) {
             return Ok(FileType::Primitive(p));
         }
         if let Ok(p) = PrimitiveType::parse(full) {
             return Ok(FileType::Primitive(p));
         }
-        let range = name.start..end;
-        Err(match lower.as_str() {
+        Err(self.not_a_primitive(word, full, name.start..end, has_args))
+    }
+
+    /// Where a primitive's `(...)` or `[...]` arguments end, if it has them, else where its
+    /// name ends; and whether it has them.
+    fn arguments_end(&mut self) -> Result<(usize, bool), SchemaFileError> {
+        let save = self.pos;
+        self.skip_ws();
+        let close = match self.peek() {
+            Some('(') => ')',
+            Some('[') => ']',
+            _ => return Ok((save, false)),
+        };
+        match self.s[self.pos..].find(close) {
+            Some(at) => Ok((self.pos + at + 1, true)),
+            None => {
+                self.pos = self.s.len();
+                Err(self.unexpected(&format!("`{close}`")))
+            }
+        }
+    }
+
+    /// Why `full` (named `word`) is no primitive type, with what to write instead.
+    fn not_a_primitive(
+        &self,
+        word: &str,
+        full: &str,
+        range: Range<usize>,
+        has_args: bool,
+    ) -> SchemaFileError {
+        match word.to_ascii_lowercase().as_str() {
             "decimal" if !has_args => self
                 .error(range, "`decimal` needs a precision and a scale")
                 .with_help("write decimal(P,S), e.g. decimal(10,2)"),
@@ -406,7 +404,24 @@ impl TypeParser<'_, '_> {
                 self.error(range, format!("unknown type `{full}`"))
                     .with_help(help)
             }
-        })
+        }
+    }
+}
+
+/// The SQL names a schema file accepts for Iceberg's primitives.
+fn sql_alias(word: &str, has_args: bool) -> Option<PrimitiveType> {
+    match word.to_ascii_lowercase().as_str() {
+        // Lower-case `timestamp` is Iceberg's (no zone); `TIMESTAMP` is SQL's (zoned).
+        "timestamp" if !has_args && word != "timestamp" => Some(PrimitiveType::Timestamptz),
+        "tinyint" | "smallint" | "integer" if !has_args => Some(PrimitiveType::Int),
+        "bigint" if !has_args => Some(PrimitiveType::Long),
+        "real" if !has_args => Some(PrimitiveType::Float),
+        // A length limit is not part of Iceberg's string type; the DDL front-end ignores it too.
+        "varchar" | "char" | "text" => Some(PrimitiveType::String),
+        "timestamp_ntz" if !has_args => Some(PrimitiveType::Timestamp),
+        "timestamp_ltz" if !has_args => Some(PrimitiveType::Timestamptz),
+        "varbinary" if !has_args => Some(PrimitiveType::Binary),
+        _ => None,
     }
 }
 
