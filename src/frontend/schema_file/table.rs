@@ -48,76 +48,22 @@ impl SchemaFile {
         let mut errors = Vec::new();
         let fields = convert_fields(&self.fields, "", &mut errors);
         let dropped = convert_fields(&self.dropped, "", &mut errors);
-        let mut id_of =
-            |column: &ColumnRef| match find_column(&self.fields, &column.name).and_then(|f| f.id) {
-                Some(id) => id,
-                None => {
-                    errors.push(SchemaFileError::new(
-                        SchemaFileErrorKind::UnknownColumn,
-                        column.span,
-                        format!("`{}` is not a column of the table", column.name),
-                    ));
-                    0
-                }
-            };
-        let identifier_field_ids: Vec<FieldId> =
-            self.identifier_fields.iter().map(&mut id_of).collect();
-        let partition_fields: Vec<PartitionField> = self
-            .partition
-            .iter()
-            .zip(PARTITION_DATA_ID_START..)
-            .map(|(term, field_id)| PartitionField {
-                source_ids: vec![id_of(&term.column)],
-                field_id: Some(field_id),
-                name: partition_field_name(&term.column.name, term.transform),
-                transform: term.transform.to_string(),
-            })
-            .collect();
-        let sort_fields: Vec<SortField> = self
-            .sort_order
-            .iter()
-            .map(|term| SortField {
-                source_ids: vec![id_of(&term.column)],
-                transform: "identity".to_owned(),
-                direction: term.direction.as_str().to_owned(),
-                null_order: term.null_order.as_str().to_owned(),
-            })
-            .collect();
+        let (identifier_field_ids, partition_fields, sort_fields) =
+            self.column_references(&mut errors);
         let (properties, name_mapping) = self.table_properties(&mut errors);
         if !errors.is_empty() {
             errors.sort_by_key(|e| (e.span.offset, e.span.len));
             return Err(SchemaFileErrors { errors });
         }
 
-        let mut schemas = Vec::new();
-        for layer in history_layers(&dropped) {
-            let names: Vec<&str> = layer.iter().map(|f| f.name.as_str()).collect();
-            let mut schema_fields: Vec<Field> = fields
-                .iter()
-                .filter(|f| !names.contains(&f.name.as_str()))
-                .cloned()
-                .collect();
-            schema_fields.extend(layer.into_iter().cloned());
-            schemas.push(schema(schemas.len(), schema_fields, &identifier_field_ids));
-        }
-        let current_schema_id = schemas.len();
-        schemas.push(schema(current_schema_id, fields, &identifier_field_ids));
+        let schemas = schemas_with_history(fields, &dropped, &identifier_field_ids);
+        let current_schema_id = schemas.len() - 1;
         let last_column_id = schemas
             .iter()
             .map(Schema::highest_field_id)
             .max()
             .unwrap_or(0);
-
-        let mut sort_orders = vec![SortOrder {
-            order_id: 0,
-            fields: Vec::new(),
-        }];
-        if !sort_fields.is_empty() {
-            sort_orders.push(SortOrder {
-                order_id: 1,
-                fields: sort_fields,
-            });
-        }
+        let sort_orders = sort_orders(sort_fields);
         let metadata = TableMetadata {
             format_version: self.format_version,
             location: String::new(),
@@ -172,6 +118,87 @@ impl SchemaFile {
         }
         (properties, name_mapping)
     }
+
+    /// The identifier fields, partition fields and sort fields, by the ids of the columns
+    /// they name; a name that is not a column is an error (and id 0 meanwhile).
+    fn column_references(
+        &self,
+        errors: &mut Vec<SchemaFileError>,
+    ) -> (Vec<FieldId>, Vec<PartitionField>, Vec<SortField>) {
+        let mut id_of =
+            |column: &ColumnRef| match find_column(&self.fields, &column.name).and_then(|f| f.id) {
+                Some(id) => id,
+                None => {
+                    errors.push(SchemaFileError::new(
+                        SchemaFileErrorKind::UnknownColumn,
+                        column.span,
+                        format!("`{}` is not a column of the table", column.name),
+                    ));
+                    0
+                }
+            };
+        let identifier_field_ids: Vec<FieldId> =
+            self.identifier_fields.iter().map(&mut id_of).collect();
+        let partition_fields: Vec<PartitionField> = self
+            .partition
+            .iter()
+            .zip(PARTITION_DATA_ID_START..)
+            .map(|(term, field_id)| PartitionField {
+                source_ids: vec![id_of(&term.column)],
+                field_id: Some(field_id),
+                name: partition_field_name(&term.column.name, term.transform),
+                transform: term.transform.to_string(),
+            })
+            .collect();
+        let sort_fields: Vec<SortField> = self
+            .sort_order
+            .iter()
+            .map(|term| SortField {
+                source_ids: vec![id_of(&term.column)],
+                transform: "identity".to_owned(),
+                direction: term.direction.as_str().to_owned(),
+                null_order: term.null_order.as_str().to_owned(),
+            })
+            .collect();
+        (identifier_field_ids, partition_fields, sort_fields)
+    }
+}
+
+/// One schema per layer of dropped fields (each the current fields with that layer back), then
+/// the current schema, last.
+fn schemas_with_history(
+    fields: Vec<Field>,
+    dropped: &[Field],
+    identifier_field_ids: &[FieldId],
+) -> Vec<Schema> {
+    let mut schemas = Vec::new();
+    for layer in history_layers(dropped) {
+        let names: Vec<&str> = layer.iter().map(|f| f.name.as_str()).collect();
+        let mut schema_fields: Vec<Field> = fields
+            .iter()
+            .filter(|f| !names.contains(&f.name.as_str()))
+            .cloned()
+            .collect();
+        schema_fields.extend(layer.into_iter().cloned());
+        schemas.push(schema(schemas.len(), schema_fields, identifier_field_ids));
+    }
+    schemas.push(schema(schemas.len(), fields, identifier_field_ids));
+    schemas
+}
+
+/// The unsorted order, then the file's own when it has one (which becomes the default).
+fn sort_orders(sort_fields: Vec<SortField>) -> Vec<SortOrder> {
+    let mut sort_orders = vec![SortOrder {
+        order_id: 0,
+        fields: Vec::new(),
+    }];
+    if !sort_fields.is_empty() {
+        sort_orders.push(SortOrder {
+            order_id: 1,
+            fields: sort_fields,
+        });
+    }
+    sort_orders
 }
 
 fn schema_id(index: usize) -> i32 {
