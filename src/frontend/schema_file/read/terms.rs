@@ -1,6 +1,7 @@
 //! Terms in `partition` and `sort-order`: `bucket(16, id)`, `day(ts)`, `region`,
 //! `amount desc nulls-last`, located to the character inside the string.
 
+use std::iter::Peekable;
 use std::ops::Range;
 
 use super::{Kind, Reader, split_args, suggest, trimmed, words};
@@ -39,10 +40,6 @@ impl Reader<'_> {
         s: &str,
     ) -> Option<FilePartitionField> {
         let loc = Locator::new(self.text, node, s);
-        let invalid = |range: Range<usize>, message: String| {
-            SchemaFileError::new(Kind::InvalidValue, loc.at(range), message)
-                .with_help(TRANSFORM_HELP)
-        };
         let whole = trimmed(s, 0..s.len());
         let Some(open) = s.find('(') else {
             let column = self.column_ref(&loc, s, whole, "a partition column")?;
@@ -53,13 +50,36 @@ impl Reader<'_> {
             });
         };
         if !s[whole.clone()].ends_with(')') {
-            self.push(invalid(whole, format!("expected `)` at the end of `{s}`")));
+            self.push(invalid_term(
+                &loc,
+                whole,
+                format!("expected `)` at the end of `{s}`"),
+            ));
             return None;
         }
-        let name_range = trimmed(s, 0..open);
-        let name = s[name_range.clone()].to_ascii_lowercase();
         let args: Vec<Range<usize>> = split_args(s, open + 1..whole.end - 1);
-        let (transform, column_range) = match (name.as_str(), args.as_slice()) {
+        let (transform, column_range) =
+            self.transform(&loc, s, trimmed(s, 0..open), &args, whole)?;
+        let column = self.column_ref(&loc, s, column_range, "a partition column")?;
+        Some(FilePartitionField {
+            transform,
+            column,
+            span: loc.at(0..s.len()),
+        })
+    }
+
+    /// The transform a call names (`name_range` in `s`) and the range of its column argument.
+    fn transform(
+        &mut self,
+        loc: &Locator,
+        s: &str,
+        name_range: Range<usize>,
+        args: &[Range<usize>],
+        whole: Range<usize>,
+    ) -> Option<(Transform, Range<usize>)> {
+        let name = s[name_range.clone()].to_ascii_lowercase();
+        let invalid = |range: Range<usize>, message: String| invalid_term(loc, range, message);
+        let (transform, column_range) = match (name.as_str(), args) {
             ("identity", [c]) => (Transform::Identity, c.clone()),
             // Spark's plural spellings (`days(ts)`) mean the same transforms.
             ("year" | "years", [c]) => (Transform::Year, c.clone()),
@@ -67,18 +87,7 @@ impl Reader<'_> {
             ("day" | "days", [c]) => (Transform::Day, c.clone()),
             ("hour" | "hours", [c]) => (Transform::Hour, c.clone()),
             ("bucket" | "truncate", [n, c]) => {
-                let Some(count) = s[n.clone()].parse::<u32>().ok().filter(|n| *n > 0) else {
-                    let what = if name == "bucket" {
-                        "bucket count"
-                    } else {
-                        "width"
-                    };
-                    self.push(invalid(
-                        n.clone(),
-                        format!("the {what} of `{name}` must be a positive integer"),
-                    ));
-                    return None;
-                };
+                let count = self.transform_count(loc, s, &name, n.clone())?;
                 let t = if name == "bucket" {
                     Transform::Bucket(count)
                 } else {
@@ -110,12 +119,31 @@ impl Reader<'_> {
                 return None;
             }
         };
-        let column = self.column_ref(&loc, s, column_range, "a partition column")?;
-        Some(FilePartitionField {
-            transform,
-            column,
-            span: loc.at(0..s.len()),
-        })
+        Some((transform, column_range))
+    }
+
+    /// The bucket count or truncation width at `n`, a positive integer.
+    fn transform_count(
+        &mut self,
+        loc: &Locator,
+        s: &str,
+        name: &str,
+        n: Range<usize>,
+    ) -> Option<u32> {
+        let count = s[n.clone()].parse::<u32>().ok().filter(|n| *n > 0);
+        if count.is_none() {
+            let what = if name == "bucket" {
+                "bucket count"
+            } else {
+                "width"
+            };
+            self.push(invalid_term(
+                loc,
+                n,
+                format!("the {what} of `{name}` must be a positive integer"),
+            ));
+        }
+        count
     }
 
     /// `column [asc|desc] [nulls-first|nulls-last]` (also `nulls first`, any case).
@@ -136,32 +164,8 @@ impl Reader<'_> {
         let mut null_order = None;
         let mut rest = words[1..].iter().cloned().peekable();
         while let Some(range) = rest.next() {
-            let word = s[range.clone()].to_ascii_lowercase();
-            let (slot_is_direction, range, value) = match word.as_str() {
-                "asc" => (true, range, Ok(SortDirection::Asc)),
-                "desc" => (true, range, Ok(SortDirection::Desc)),
-                "nulls-first" => (false, range, Err(NullOrder::NullsFirst)),
-                "nulls-last" => (false, range, Err(NullOrder::NullsLast)),
-                "nulls" => match rest.peek().map(|r| s[r.clone()].to_ascii_lowercase()) {
-                    Some(w) if w == "first" || w == "last" => {
-                        let next = rest.next().unwrap_or(range.clone());
-                        let order = if w == "first" {
-                            NullOrder::NullsFirst
-                        } else {
-                            NullOrder::NullsLast
-                        };
-                        (false, range.start..next.end, Err(order))
-                    }
-                    _ => {
-                        self.push(bad_sort_word(&loc, range, &word));
-                        return None;
-                    }
-                },
-                _ => {
-                    self.push(bad_sort_word(&loc, range, &word));
-                    return None;
-                }
-            };
+            let (range, value) = self.sort_modifier(&loc, s, range, &mut rest)?;
+            let slot_is_direction = value.is_ok();
             let taken = match value {
                 Ok(d) => direction.replace(d).is_some(),
                 Err(n) => null_order.replace(n).is_some(),
@@ -193,6 +197,51 @@ impl Reader<'_> {
             span: loc.at(0..s.len()),
         })
     }
+
+    /// The modifier starting at `range`, taking the next word from `rest` for `nulls first`.
+    fn sort_modifier(
+        &mut self,
+        loc: &Locator,
+        s: &str,
+        range: Range<usize>,
+        rest: &mut Peekable<impl Iterator<Item = Range<usize>>>,
+    ) -> Option<SortModifier> {
+        let word = s[range.clone()].to_ascii_lowercase();
+        let modifier = match word.as_str() {
+            "asc" => (range, Ok(SortDirection::Asc)),
+            "desc" => (range, Ok(SortDirection::Desc)),
+            "nulls-first" => (range, Err(NullOrder::NullsFirst)),
+            "nulls-last" => (range, Err(NullOrder::NullsLast)),
+            "nulls" => match rest.peek().map(|r| s[r.clone()].to_ascii_lowercase()) {
+                Some(w) if w == "first" || w == "last" => {
+                    let next = rest.next().unwrap_or(range.clone());
+                    let order = if w == "first" {
+                        NullOrder::NullsFirst
+                    } else {
+                        NullOrder::NullsLast
+                    };
+                    (range.start..next.end, Err(order))
+                }
+                _ => {
+                    self.push(bad_sort_word(loc, range, &word));
+                    return None;
+                }
+            },
+            _ => {
+                self.push(bad_sort_word(loc, range, &word));
+                return None;
+            }
+        };
+        Some(modifier)
+    }
+}
+
+/// One word of a sort term after its column (two for `nulls first`): a direction (`Ok`) or a
+/// null order (`Err`), with the range it takes.
+type SortModifier = (Range<usize>, Result<SortDirection, NullOrder>);
+
+fn invalid_term(loc: &Locator, range: Range<usize>, message: String) -> SchemaFileError {
+    SchemaFileError::new(Kind::InvalidValue, loc.at(range), message).with_help(TRANSFORM_HELP)
 }
 
 fn bad_sort_word(loc: &Locator, range: Range<usize>, word: &str) -> SchemaFileError {
