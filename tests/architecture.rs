@@ -27,7 +27,7 @@ const LONG_FUNCTIONS: &[(&str, usize)] = &[
 ];
 
 /// How many functions are over [`LONG_FUNCTION`] lines today (the aim is at most a dozen).
-const OVER_SIXTY: usize = 61;
+const OVER_SIXTY: usize = 37;
 
 /// Files over [`FILE_LIMIT`] lines of non-test code today.
 const LONG_FILES: &[(&str, usize)] = &[
