@@ -14,10 +14,10 @@ const LONG_FUNCTION: usize = 60;
 const FILE_LIMIT: usize = 600;
 
 /// Functions over [`FUNCTION_LIMIT`] lines today: `file::name`, lines.
-const LONG_FUNCTIONS: &[(&str, usize)] = &[("src/rules/field_id_reuse.rs::check", 161)];
+const LONG_FUNCTIONS: &[(&str, usize)] = &[];
 
 /// How many functions are over [`LONG_FUNCTION`] lines today (the aim is at most a dozen).
-const OVER_SIXTY: usize = 39;
+const OVER_SIXTY: usize = 17;
 
 /// Files over [`FILE_LIMIT`] lines of non-test code today.
 const LONG_FILES: &[(&str, usize)] = &[];

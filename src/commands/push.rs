@@ -20,7 +20,9 @@ use crate::finding::Severity;
 use crate::repo::config::{CONFIG_FILE, Config, TableConfig};
 use crate::repo::location::TableLocation;
 use crate::report::{Run, TableRun};
-use crate::session::input::{ReadProposal, iceberg_table, parse_proposal, read_source};
+use crate::session::input::{
+    LoadedTable, ReadProposal, iceberg_table, parse_proposal, read_source,
+};
 use crate::session::live::{Catalogs, Pinned, identifier};
 use crate::session::now_ms;
 use crate::session::plan::settings::{load_config, resolve_with};
@@ -142,15 +144,7 @@ fn judged_failing(
         Some(config.clone()),
         Some(config_path.to_path_buf()),
     );
-    let live_source = crate::change::Source::new(crate::change::SourceFile {
-        name: format!("{} (live)", table.name),
-        text: live.text.clone(),
-    });
-    let location = TableLocation {
-        metadata_file: PathBuf::from(&live_source.name),
-        hadoop: None,
-    };
-    let base = iceberg_table(location, live_source)?;
+    let base = live_base(table, live)?;
     let proposal = parse_proposal(
         pinned_source.clone(),
         dialect(resolved.dialect),
@@ -181,6 +175,19 @@ fn judged_failing(
     serde_json::from_slice(&report)
         .map(Some)
         .map_err(|e| Failure::Message(format!("the rules' report is not JSON: {e}")))
+}
+
+/// The live table, the start of the judgement, named as the report shows it.
+fn live_base(table: &TableConfig, live: &Pinned) -> Result<LoadedTable, Failure> {
+    let live_source = crate::change::Source::new(crate::change::SourceFile {
+        name: format!("{} (live)", table.name),
+        text: live.text.clone(),
+    });
+    let location = TableLocation {
+        metadata_file: PathBuf::from(&live_source.name),
+        hadoop: None,
+    };
+    iceberg_table(location, live_source)
 }
 
 fn report(

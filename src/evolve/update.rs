@@ -86,50 +86,9 @@ impl Update {
             ChangeKind::Rename { path, new_name } => self.rename(change, path, new_name),
             ChangeKind::UpdateType { path, new_type } => self.update_type(change, path, new_type),
             ChangeKind::SetRequired { path, required } => {
-                let target = self.resolve(change, path)?;
-                self.with_member(target.id, |m| match m {
-                    Member::Field(f) => f.required = *required,
-                    Member::Element(required_flag) | Member::Value(required_flag) => {
-                        *required_flag = *required
-                    }
-                });
-                let word = |r: bool| if r { "required" } else { "optional" };
-                let kind = if *required {
-                    AppliedKind::SetRequired
-                } else {
-                    AppliedKind::SetOptional
-                };
-                Ok(record(
-                    kind,
-                    &target,
-                    Some(word(target.required).into()),
-                    Some(word(*required).into()),
-                ))
+                self.set_required(change, path, *required)
             }
-            ChangeKind::UpdateDoc { path, doc } => {
-                let target = self.resolve(change, path)?;
-                if target.kind != MemberKind::StructField {
-                    return Err(invalid(
-                        change,
-                        &target,
-                        format!(
-                            "Cannot set a comment on `{}`: only struct fields have docs",
-                            target.path
-                        ),
-                    ));
-                }
-                self.with_member(target.id, |m| {
-                    if let Member::Field(f) = m {
-                        f.doc = doc.clone();
-                    }
-                });
-                Ok(record(
-                    AppliedKind::UpdateDoc,
-                    &target,
-                    target.doc.clone(),
-                    doc.clone(),
-                ))
-            }
+            ChangeKind::UpdateDoc { path, doc } => self.update_doc(change, path, doc),
             ChangeKind::Move { path, position } => self.move_field(change, path, position),
             ChangeKind::Drop { path, if_exists } => self.drop_field(change, path, *if_exists),
             ChangeKind::SetIdentifierFields { paths } => self.set_identifiers(change, paths),
@@ -141,6 +100,53 @@ impl Update {
                 "a table change is not a schema change".into(),
             )),
         }
+    }
+
+    fn set_required(&mut self, change: &Change, path: &FieldPath, required: bool) -> Outcome {
+        let target = self.resolve(change, path)?;
+        self.with_member(target.id, |m| match m {
+            Member::Field(f) => f.required = required,
+            Member::Element(required_flag) | Member::Value(required_flag) => {
+                *required_flag = required
+            }
+        });
+        let word = |r: bool| if r { "required" } else { "optional" };
+        let kind = if required {
+            AppliedKind::SetRequired
+        } else {
+            AppliedKind::SetOptional
+        };
+        Ok(record(
+            kind,
+            &target,
+            Some(word(target.required).into()),
+            Some(word(required).into()),
+        ))
+    }
+
+    fn update_doc(&mut self, change: &Change, path: &FieldPath, doc: &Option<String>) -> Outcome {
+        let target = self.resolve(change, path)?;
+        if target.kind != MemberKind::StructField {
+            return Err(invalid(
+                change,
+                &target,
+                format!(
+                    "Cannot set a comment on `{}`: only struct fields have docs",
+                    target.path
+                ),
+            ));
+        }
+        self.with_member(target.id, |m| {
+            if let Member::Field(f) = m {
+                f.doc = doc.clone();
+            }
+        });
+        Ok(record(
+            AppliedKind::UpdateDoc,
+            &target,
+            target.doc.clone(),
+            doc.clone(),
+        ))
     }
 
     fn set_identifiers(&mut self, change: &Change, paths: &[FieldPath]) -> Outcome {
@@ -215,14 +221,7 @@ impl Update {
         new: &NewField,
         position: Option<&Position>,
     ) -> Outcome {
-        // Like Java, adding to a list or map means adding to its element or value struct.
-        let (parent_id, parent_path) = if parent.0.is_empty() {
-            (None, String::new())
-        } else {
-            let target = self.resolve(change, parent)?;
-            let container = self.struct_container(change, &target)?;
-            (Some(container.0), container.1)
-        };
+        let (parent_id, parent_path) = self.add_target(change, parent)?;
         let siblings = self.siblings(parent_id);
         let full_path = join(&parent_path, &new.name);
         if let Some(existing) = siblings.iter().find(|f| same_name(&f.name, &new.name)) {
@@ -243,6 +242,47 @@ impl Update {
             }
         };
         let mut field = field_from_new(new);
+        self.assign_ids(change, &mut field, &full_path)?;
+        self.record_assigned(&parent_path, &field);
+        if let Some(mapping) = &mut self.mapping {
+            mapping.add(parent_id, &field);
+        }
+        let to = Some(field.field_type.to_string());
+        let id = field.id;
+        self.with_struct(parent_id, |fields| {
+            fields.insert(index.min(fields.len()), field)
+        });
+        Ok(Applied::new(
+            AppliedKind::Add,
+            Some(id),
+            full_path,
+            None,
+            to,
+        ))
+    }
+
+    /// The struct a field is added to and its path: like Java, adding to a list or map means
+    /// adding to its element or value struct.
+    fn add_target(
+        &self,
+        change: &Change,
+        parent: &FieldPath,
+    ) -> Result<(Option<FieldId>, String), Box<Problem>> {
+        if parent.0.is_empty() {
+            return Ok((None, String::new()));
+        }
+        let target = self.resolve(change, parent)?;
+        let container = self.struct_container(change, &target)?;
+        Ok((Some(container.0), container.1))
+    }
+
+    /// Fresh ids for an added field and every member inside it, refused when they run out.
+    fn assign_ids(
+        &mut self,
+        change: &Change,
+        field: &mut Field,
+        full_path: &str,
+    ) -> Result<(), Box<Problem>> {
         field.id = self.next_id(change)?;
         let mut overflow = false;
         let mut last = self.last_column_id;
@@ -260,6 +300,11 @@ impl Update {
             ));
         }
         self.last_column_id = last;
+        Ok(())
+    }
+
+    /// Records the id given to the added field and to each member inside it.
+    fn record_assigned(&mut self, parent_path: &str, field: &Field) {
         let added = Schema {
             schema_id: 0,
             identifier_field_ids: Vec::new(),
@@ -267,25 +312,10 @@ impl Update {
         };
         for info in added.walk() {
             self.assigned.push(Assigned {
-                path: join(&parent_path, &info.path),
+                path: join(parent_path, &info.path),
                 field_id: info.id,
             });
         }
-        if let Some(mapping) = &mut self.mapping {
-            mapping.add(parent_id, &field);
-        }
-        let to = Some(field.field_type.to_string());
-        let id = field.id;
-        self.with_struct(parent_id, |fields| {
-            fields.insert(index.min(fields.len()), field)
-        });
-        Ok(Applied::new(
-            AppliedKind::Add,
-            Some(id),
-            full_path,
-            None,
-            to,
-        ))
     }
 
     fn rename(&mut self, change: &Change, path: &FieldPath, new_name: &str) -> Outcome {

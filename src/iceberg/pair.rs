@@ -363,21 +363,24 @@ pub fn longest_increasing(positions: &[Option<usize>]) -> Vec<bool> {
         .enumerate()
         .filter_map(|(i, p)| p.map(|p| (i, p)))
         .collect();
-    // Quadratic, which is plenty for the fields of one struct. Among runs of one length the
-    // latest fields stay, so a field moved to the front reads as that move (`y FIRST`), as a
-    // migration would write it, rather than as everything else moving after it.
-    let mut length = vec![1usize; items.len()];
+    // Patience sorting: `tops[k]` is the latest item ending an increasing run of length k + 1,
+    // which is also the one with the smallest position among those runs. Linking each item to
+    // the top of the pile below it when it is placed therefore picks, among runs of one length,
+    // the one whose fields come latest, so a field moved to the front reads as that move
+    // (`y FIRST`), as a migration would write it, rather than as everything else moving after it.
+    let mut tops: Vec<usize> = Vec::new();
     let mut previous: Vec<Option<usize>> = vec![None; items.len()];
-    for j in 0..items.len() {
-        for i in 0..j {
-            if items[i].1 < items[j].1 && length[i] + 1 >= length[j] {
-                length[j] = length[i] + 1;
-                previous[j] = Some(i);
-            }
+    for (j, &(_, position)) in items.iter().enumerate() {
+        let pile = tops.partition_point(|&top| items[top].1 < position);
+        previous[j] = pile.checked_sub(1).map(|below| tops[below]);
+        if pile == tops.len() {
+            tops.push(j);
+        } else {
+            tops[pile] = j;
         }
     }
     let mut keep = vec![false; positions.len()];
-    let mut at = (0..items.len()).max_by_key(|&j| (length[j], j));
+    let mut at = tops.last().copied();
     while let Some(j) = at {
         keep[items[j].0] = true;
         at = previous[j];
@@ -389,6 +392,7 @@ pub fn longest_increasing(positions: &[Option<usize>]) -> Vec<bool> {
 mod tests {
     use super::*;
     use crate::iceberg::codec::schema_from_json;
+    use proptest::prelude::*;
 
     fn schema(fields: &str) -> Schema {
         let text = format!(r#"{{"type":"struct","schema-id":0,"fields":{fields}}}"#);
@@ -519,5 +523,54 @@ mod tests {
             [false, true, true]
         );
         assert!(longest_increasing(&[]).is_empty());
+    }
+
+    /// The quadratic search this replaced, kept as the reference for the tie-break.
+    fn longest_increasing_quadratic(positions: &[Option<usize>]) -> Vec<bool> {
+        let items: Vec<(usize, usize)> = positions
+            .iter()
+            .enumerate()
+            .filter_map(|(i, p)| p.map(|p| (i, p)))
+            .collect();
+        let mut length = vec![1usize; items.len()];
+        let mut previous: Vec<Option<usize>> = vec![None; items.len()];
+        for j in 0..items.len() {
+            for i in 0..j {
+                if items[i].1 < items[j].1 && length[i] + 1 >= length[j] {
+                    length[j] = length[i] + 1;
+                    previous[j] = Some(i);
+                }
+            }
+        }
+        let mut keep = vec![false; positions.len()];
+        let mut at = (0..items.len()).max_by_key(|&j| (length[j], j));
+        while let Some(j) = at {
+            keep[items[j].0] = true;
+            at = previous[j];
+        }
+        keep
+    }
+
+    proptest! {
+        #[test]
+        fn patience_sorting_keeps_the_fields_the_quadratic_search_kept(
+            positions in proptest::collection::vec(proptest::option::weighted(0.8, 0usize..24), 0..40)
+        ) {
+            prop_assert_eq!(
+                longest_increasing(&positions),
+                longest_increasing_quadratic(&positions)
+            );
+        }
+
+        #[test]
+        fn a_permutation_keeps_what_the_quadratic_search_kept(
+            positions in (0usize..40).prop_flat_map(|n| Just((0..n).collect::<Vec<_>>()).prop_shuffle())
+        ) {
+            let positions: Vec<Option<usize>> = positions.into_iter().map(Some).collect();
+            prop_assert_eq!(
+                longest_increasing(&positions),
+                longest_increasing_quadratic(&positions)
+            );
+        }
     }
 }

@@ -121,14 +121,7 @@ fn property_changes(was: Option<&Value>, now: Option<&Value>) -> String {
 
 /// The current schema's fields, paired by id.
 fn field_changes(was: &TableMetadata, now: &TableMetadata) -> Vec<String> {
-    let fields = |m: &TableMetadata| -> Vec<FieldInfo> {
-        m.current_schema()
-            .walk()
-            .into_iter()
-            .filter(|f| f.kind == MemberKind::StructField)
-            .collect()
-    };
-    let (before, after) = (fields(was), fields(now));
+    let (before, after) = (struct_fields(was), struct_fields(now));
     let mut out = Vec::new();
     for field in &after {
         match before.iter().find(|f| f.id == field.id) {
@@ -136,37 +129,7 @@ fn field_changes(was: &TableMetadata, now: &TableMetadata) -> Vec<String> {
                 "field `{}` (id {}) was added, {}",
                 field.path, field.id, field.field_type
             )),
-            Some(old) => {
-                if old.path != field.path {
-                    out.push(format!(
-                        "field `{}` (id {}) was renamed to `{}`",
-                        old.path, field.id, field.path
-                    ));
-                }
-                if old.field_type != field.field_type {
-                    out.push(format!(
-                        "field `{}` (id {}) changed type from {} to {}",
-                        field.path, field.id, old.field_type, field.field_type
-                    ));
-                }
-                if old.required != field.required {
-                    let now = if field.required {
-                        "required"
-                    } else {
-                        "optional"
-                    };
-                    out.push(format!(
-                        "field `{}` (id {}) became {now}",
-                        field.path, field.id
-                    ));
-                }
-                if old.doc != field.doc {
-                    out.push(format!(
-                        "the doc of field `{}` (id {}) changed",
-                        field.path, field.id
-                    ));
-                }
-            }
+            Some(old) => out.extend(kept_field_changes(old, field)),
         }
     }
     for field in before
@@ -189,6 +152,51 @@ fn field_changes(was: &TableMetadata, now: &TableMetadata) -> Vec<String> {
         out.push(format!(
             "the current schema changed from {} to {}",
             was.current_schema_id, now.current_schema_id
+        ));
+    }
+    out
+}
+
+/// The struct fields of the current schema, nested ones included.
+fn struct_fields(metadata: &TableMetadata) -> Vec<FieldInfo> {
+    metadata
+        .current_schema()
+        .walk()
+        .into_iter()
+        .filter(|f| f.kind == MemberKind::StructField)
+        .collect()
+}
+
+/// How a field both schemas hold changed: its name, type, nullability and doc.
+fn kept_field_changes(old: &FieldInfo, field: &FieldInfo) -> Vec<String> {
+    let mut out = Vec::new();
+    if old.path != field.path {
+        out.push(format!(
+            "field `{}` (id {}) was renamed to `{}`",
+            old.path, field.id, field.path
+        ));
+    }
+    if old.field_type != field.field_type {
+        out.push(format!(
+            "field `{}` (id {}) changed type from {} to {}",
+            field.path, field.id, old.field_type, field.field_type
+        ));
+    }
+    if old.required != field.required {
+        let now = if field.required {
+            "required"
+        } else {
+            "optional"
+        };
+        out.push(format!(
+            "field `{}` (id {}) became {now}",
+            field.path, field.id
+        ));
+    }
+    if old.doc != field.doc {
+        out.push(format!(
+            "the doc of field `{}` (id {}) changed",
+            field.path, field.id
         ));
     }
     out

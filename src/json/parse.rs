@@ -443,34 +443,8 @@ impl<'a> Parser<'a> {
         } else {
             let mut expected = Expected::KeyOrObjectEnd;
             loop {
-                self.skip_ws();
-                if self.peek() != Some(b'"') {
-                    return Err(self.unexpected_at(self.pos, Some(expected)));
-                }
-                let key_start = self.pos;
-                let key = self.string()?;
-                let key_span = Span::new(key_start, self.pos);
-                if let Some(first) = keys.find_or_add(&members, &key) {
-                    return Err(JsonError {
-                        offset: key_span.start,
-                        len: key_span.len(),
-                        kind: JsonErrorKind::DuplicateKey {
-                            key: key.into_owned(),
-                            first,
-                        },
-                    });
-                }
-                self.skip_ws();
-                if self.peek() != Some(b':') {
-                    return Err(self.unexpected_at(self.pos, Some(Expected::Colon)));
-                }
-                self.pos += 1;
-                let value = self.value(Expected::Value)?;
-                members.push(Member {
-                    key,
-                    key_span,
-                    value,
-                });
+                let member = self.member(&members, &mut keys, expected)?;
+                members.push(member);
                 self.skip_ws();
                 match self.peek() {
                     Some(b',') => {
@@ -491,6 +465,43 @@ impl<'a> Parser<'a> {
         Ok(Node {
             span: Span::new(start, self.pos),
             value: Value::Object(members),
+        })
+    }
+
+    /// One `"key": value` member of an object, refusing a key an earlier member has.
+    fn member(
+        &mut self,
+        members: &[Member<'a>],
+        keys: &mut KeyIndex,
+        expected: Expected,
+    ) -> Result<Member<'a>, JsonError> {
+        self.skip_ws();
+        if self.peek() != Some(b'"') {
+            return Err(self.unexpected_at(self.pos, Some(expected)));
+        }
+        let key_start = self.pos;
+        let key = self.string()?;
+        let key_span = Span::new(key_start, self.pos);
+        if let Some(first) = keys.find_or_add(members, &key) {
+            return Err(JsonError {
+                offset: key_span.start,
+                len: key_span.len(),
+                kind: JsonErrorKind::DuplicateKey {
+                    key: key.into_owned(),
+                    first,
+                },
+            });
+        }
+        self.skip_ws();
+        if self.peek() != Some(b':') {
+            return Err(self.unexpected_at(self.pos, Some(Expected::Colon)));
+        }
+        self.pos += 1;
+        let value = self.value(Expected::Value)?;
+        Ok(Member {
+            key,
+            key_span,
+            value,
         })
     }
 }

@@ -263,40 +263,8 @@ fn notified(
     client: &Sender<Message>,
 ) -> Result<(), String> {
     match notification.method.as_str() {
-        DidOpenTextDocument::METHOD => {
-            let p: DidOpenTextDocumentParams = params(notification.params)?;
-            let doc = p.text_document;
-            let path = local_path(&doc.uri)?;
-            let text = Arc::new(doc.text);
-            let open = Doc {
-                path,
-                text,
-                version: doc.version,
-            };
-            let routes = is_config(&open.path);
-            shared.docs().open.insert(doc.uri.clone(), open);
-            reschedule(shared, doc.uri, routes);
-        }
-        DidChangeTextDocument::METHOD => {
-            let p: DidChangeTextDocumentParams = params(notification.params)?;
-            let uri = p.text_document.uri;
-            let routes = {
-                let mut docs = shared.docs();
-                let Some(doc) = docs.open.get_mut(&uri) else {
-                    return Err(format!("`{uri}` changed but was never opened"));
-                };
-                let text = Arc::make_mut(&mut doc.text);
-                for change in p.content_changes {
-                    match change.range {
-                        Some(range) => apply_edit(text, range, &change.text, encoding),
-                        None => *text = change.text,
-                    }
-                }
-                doc.version = p.text_document.version;
-                is_config(&doc.path)
-            };
-            reschedule(shared, uri, routes);
-        }
+        DidOpenTextDocument::METHOD => opened(params(notification.params)?, shared)?,
+        DidChangeTextDocument::METHOD => changed(params(notification.params)?, shared, encoding)?,
         DidCloseTextDocument::METHOD => {
             let p: DidCloseTextDocumentParams = params(notification.params)?;
             close(p.text_document.uri, shared, client);
@@ -316,6 +284,47 @@ fn notified(
         }
         _ => {}
     }
+    Ok(())
+}
+
+fn opened(p: DidOpenTextDocumentParams, shared: &Shared) -> Result<(), String> {
+    let doc = p.text_document;
+    let path = local_path(&doc.uri)?;
+    let text = Arc::new(doc.text);
+    let open = Doc {
+        path,
+        text,
+        version: doc.version,
+    };
+    let routes = is_config(&open.path);
+    shared.docs().open.insert(doc.uri.clone(), open);
+    reschedule(shared, doc.uri, routes);
+    Ok(())
+}
+
+/// Applies the edits to the open document, then judges it (and what it routes) again.
+fn changed(
+    p: DidChangeTextDocumentParams,
+    shared: &Shared,
+    encoding: Encoding,
+) -> Result<(), String> {
+    let uri = p.text_document.uri;
+    let routes = {
+        let mut docs = shared.docs();
+        let Some(doc) = docs.open.get_mut(&uri) else {
+            return Err(format!("`{uri}` changed but was never opened"));
+        };
+        let text = Arc::make_mut(&mut doc.text);
+        for change in p.content_changes {
+            match change.range {
+                Some(range) => apply_edit(text, range, &change.text, encoding),
+                None => *text = change.text,
+            }
+        }
+        doc.version = p.text_document.version;
+        is_config(&doc.path)
+    };
+    reschedule(shared, uri, routes);
     Ok(())
 }
 

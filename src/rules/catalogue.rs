@@ -142,13 +142,57 @@ pub fn parse_severity(text: &str) -> DefaultSeverity {
 
 fn parse_doc(file: &str, text: &str) -> Result<RuleDoc, String> {
     let root = yaml::parse(text).map_err(|e| format!("rules/{file}.yaml: {e}"))?;
-    let string = |node: &YamlNode, key: &str| -> Result<String, String> {
-        node.get(key)
-            .and_then(YamlNode::as_str)
-            .map(|s| s.trim_end().to_string())
-            .ok_or_else(|| format!("rules/{file}.yaml: `{key}` must be a string"))
-    };
-    let strings = |node: &YamlNode, key: &str| -> Result<Vec<String>, String> {
+    let keys = Keys { file };
+    let severity_text = keys.string(&root, "severity")?;
+    let severity = parse_severity(&severity_text)
+        .ok_or_else(|| format!("rules/{file}.yaml: unknown severity `{severity_text}`"))?;
+    let examples = example_blocks(&root)
+        .into_iter()
+        .map(|block| keys.example(block))
+        .collect::<Result<Vec<_>, String>>()?;
+    Ok(RuleDoc {
+        name: keys.string(&root, "name")?,
+        severity,
+        summary: keys.string(&root, "summary")?,
+        why: keys.string(&root, "why")?,
+        fix: keys.string(&root, "fix")?,
+        examples,
+        examples_note: optional_text(&root, "examples-note"),
+        schema_examples_note: optional_text(&root, "schema-examples-note"),
+    })
+}
+
+/// `examples` is one block or a list of them.
+fn example_blocks(root: &YamlNode) -> Vec<&YamlNode> {
+    match root.get("examples") {
+        None => Vec::new(),
+        Some(node) if node.as_map().is_some() => vec![node],
+        Some(node) => node
+            .as_seq()
+            .map(|s| s.iter().collect())
+            .unwrap_or_default(),
+    }
+}
+
+fn optional_text(node: &YamlNode, key: &str) -> Option<String> {
+    node.get(key)
+        .and_then(YamlNode::as_str)
+        .map(|s| s.trim_end().to_string())
+}
+
+/// Reads the keys of one catalogue file, naming the file in its errors.
+struct Keys<'a> {
+    file: &'a str,
+}
+
+impl Keys<'_> {
+    fn string(&self, node: &YamlNode, key: &str) -> Result<String, String> {
+        optional_text(node, key)
+            .ok_or_else(|| format!("rules/{}.yaml: `{key}` must be a string", self.file))
+    }
+
+    fn strings(&self, node: &YamlNode, key: &str) -> Result<Vec<String>, String> {
+        let file = self.file;
         match node.get(key) {
             None => Ok(Vec::new()),
             Some(list) => list
@@ -162,50 +206,21 @@ fn parse_doc(file: &str, text: &str) -> Result<RuleDoc, String> {
                 })
                 .collect(),
         }
-    };
-    let severity_text = string(&root, "severity")?;
-    let severity = parse_severity(&severity_text)
-        .ok_or_else(|| format!("rules/{file}.yaml: unknown severity `{severity_text}`"))?;
-    let blocks: Vec<&YamlNode> = match root.get("examples") {
-        None => Vec::new(),
-        Some(node) if node.as_map().is_some() => vec![node],
-        Some(node) => node
-            .as_seq()
-            .map(|s| s.iter().collect())
-            .unwrap_or_default(),
-    };
-    let examples = blocks
-        .into_iter()
-        .map(|block| {
-            Ok(Example {
-                base: string(block, "base")?,
-                compatibility: block
-                    .get("compatibility")
-                    .and_then(YamlNode::as_str)
-                    .map(str::to_string),
-                fail: strings(block, "fail")?,
-                pass: strings(block, "pass")?,
-                fail_schema: strings(block, "fail-schema")?,
-                pass_schema: strings(block, "pass-schema")?,
-            })
+    }
+
+    fn example(&self, block: &YamlNode) -> Result<Example, String> {
+        Ok(Example {
+            base: self.string(block, "base")?,
+            compatibility: block
+                .get("compatibility")
+                .and_then(YamlNode::as_str)
+                .map(str::to_string),
+            fail: self.strings(block, "fail")?,
+            pass: self.strings(block, "pass")?,
+            fail_schema: self.strings(block, "fail-schema")?,
+            pass_schema: self.strings(block, "pass-schema")?,
         })
-        .collect::<Result<Vec<_>, String>>()?;
-    Ok(RuleDoc {
-        name: string(&root, "name")?,
-        severity,
-        summary: string(&root, "summary")?,
-        why: string(&root, "why")?,
-        fix: string(&root, "fix")?,
-        examples,
-        examples_note: root
-            .get("examples-note")
-            .and_then(YamlNode::as_str)
-            .map(|s| s.trim_end().to_string()),
-        schema_examples_note: root
-            .get("schema-examples-note")
-            .and_then(YamlNode::as_str)
-            .map(|s| s.trim_end().to_string()),
-    })
+    }
 }
 
 #[cfg(test)]

@@ -9,7 +9,8 @@ use crate::change::{Applied, AppliedKind};
 use crate::finding::{MetadataPlace, Related, Severity};
 use crate::iceberg::names::{folded, same_name};
 use crate::iceberg::types::Type;
-use crate::rules::{CommitInfo, Context, Rule, Violation};
+use crate::rules::context::DroppedField;
+use crate::rules::{CommitInfo, CommittedDrop, Context, Rule, Violation};
 
 pub struct NameReuse;
 
@@ -43,82 +44,13 @@ impl Rule for NameReuse {
     }
 
     fn check(&self, cx: &Context<'_>) -> Vec<Violation> {
-        let file = cx.history.file.as_ref();
-        let commit_of = |id: i32| {
-            file.and_then(|f| f.drops.iter().rev().find(|d| d.id == id))
-                .map(|d| d.commit.clone())
-        };
-        let mut retired: Vec<Retired> = cx
-            .history
-            .dropped
-            .iter()
-            .map(|d| {
-                let commit = commit_of(d.id);
-                Retired {
-                    id: d.id,
-                    path: d.path.clone(),
-                    field_type: d.field_type.clone(),
-                    doc: d.doc.clone(),
-                    when: commit.as_ref().map_or_else(
-                        || format!("last seen in schema {}", d.last_schema_id),
-                        Retired::committed,
-                    ),
-                    place: Related::in_metadata(
-                        MetadataPlace::SchemaField {
-                            schema_id: d.last_schema_id,
-                            field_id: d.id,
-                        },
-                        format!(
-                            "the dropped `{}` (field id {}), as schema {} last defined it",
-                            d.path, d.id, d.last_schema_id
-                        ),
-                    ),
-                    commit,
-                }
-            })
-            .collect();
-        // Schemas can be expired from metadata; the file's history still knows their fields.
-        for drop in file.iter().flat_map(|f| &f.drops) {
-            if !retired.iter().any(|r| r.id == drop.id) {
-                retired.insert(
-                    0,
-                    Retired {
-                        id: drop.id,
-                        path: drop.path.clone(),
-                        field_type: drop.field_type.clone(),
-                        doc: drop.doc.clone(),
-                        when: Retired::committed(&drop.commit),
-                        // No schema of the metadata holds it any more: the commit is the place.
-                        place: Related::at(
-                            None,
-                            format!(
-                                "`{}` (field id {}) was dropped in commit {}",
-                                drop.path, drop.id, drop.commit.id
-                            ),
-                        ),
-                        commit: Some(drop.commit.clone()),
-                    },
-                );
-            }
-        }
-        let mut retired = RetiredNames::new(retired);
+        let mut retired = RetiredNames::new(retired_before(cx));
         let mut out = Vec::new();
         for change in cx.applied {
             match change.kind {
                 AppliedKind::Drop => {
                     if let Some(field) = &change.before {
-                        retired.push(Retired {
-                            id: field.id,
-                            path: field.path.clone(),
-                            field_type: field.field_type.clone(),
-                            doc: field.doc.clone(),
-                            when: "dropped earlier in this proposal".into(),
-                            place: Related::at(
-                                change.origin.clone(),
-                                format!("`{}` (field id {}) is dropped here", field.path, field.id),
-                            ),
-                            commit: None,
-                        });
+                        retired.push(dropped_here(change, field));
                     }
                 }
                 AppliedKind::Add | AppliedKind::Rename => {
@@ -136,6 +68,90 @@ impl Rule for NameReuse {
             }
         }
         out
+    }
+}
+
+/// The fields the table dropped before this proposal: those its metadata remembers, after the
+/// ones only the metadata file's commits remember.
+fn retired_before(cx: &Context<'_>) -> Vec<Retired> {
+    let file = cx.history.file.as_ref();
+    let commit_of = |id: i32| {
+        file.and_then(|f| f.drops.iter().rev().find(|d| d.id == id))
+            .map(|d| d.commit.clone())
+    };
+    let mut retired: Vec<Retired> = cx
+        .history
+        .dropped
+        .iter()
+        .map(|d| dropped_from_metadata(d, commit_of(d.id)))
+        .collect();
+    // Schemas can be expired from metadata; the file's history still knows their fields.
+    for drop in file.iter().flat_map(|f| &f.drops) {
+        if !retired.iter().any(|r| r.id == drop.id) {
+            retired.insert(0, dropped_in_commit(drop));
+        }
+    }
+    retired
+}
+
+/// A field an older schema of the metadata has and the current one does not.
+fn dropped_from_metadata(d: &DroppedField, commit: Option<CommitInfo>) -> Retired {
+    Retired {
+        id: d.id,
+        path: d.path.clone(),
+        field_type: d.field_type.clone(),
+        doc: d.doc.clone(),
+        when: commit.as_ref().map_or_else(
+            || format!("last seen in schema {}", d.last_schema_id),
+            Retired::committed,
+        ),
+        place: Related::in_metadata(
+            MetadataPlace::SchemaField {
+                schema_id: d.last_schema_id,
+                field_id: d.id,
+            },
+            format!(
+                "the dropped `{}` (field id {}), as schema {} last defined it",
+                d.path, d.id, d.last_schema_id
+            ),
+        ),
+        commit,
+    }
+}
+
+/// A field only the metadata file's history knows was dropped.
+fn dropped_in_commit(drop: &CommittedDrop) -> Retired {
+    Retired {
+        id: drop.id,
+        path: drop.path.clone(),
+        field_type: drop.field_type.clone(),
+        doc: drop.doc.clone(),
+        when: Retired::committed(&drop.commit),
+        // No schema of the metadata holds it any more: the commit is the place.
+        place: Related::at(
+            None,
+            format!(
+                "`{}` (field id {}) was dropped in commit {}",
+                drop.path, drop.id, drop.commit.id
+            ),
+        ),
+        commit: Some(drop.commit.clone()),
+    }
+}
+
+/// A field this proposal drops.
+fn dropped_here(change: &Applied, field: &crate::iceberg::schema::FieldInfo) -> Retired {
+    Retired {
+        id: field.id,
+        path: field.path.clone(),
+        field_type: field.field_type.clone(),
+        doc: field.doc.clone(),
+        when: "dropped earlier in this proposal".into(),
+        place: Related::at(
+            change.origin.clone(),
+            format!("`{}` (field id {}) is dropped here", field.path, field.id),
+        ),
+        commit: None,
     }
 }
 

@@ -19,76 +19,67 @@ impl Rule for PositionShift {
         if cx.mapping != Mapping::Position {
             return Vec::new();
         }
-        let mut out = Vec::new();
-        for change in cx.applied {
-            let shifted = match change.kind {
-                AppliedKind::Add | AppliedKind::Move => change
-                    .after
-                    .as_ref()
-                    .map(|f| (f, later_siblings(cx, change, f))),
-                AppliedKind::Drop => change
-                    .before
-                    .as_ref()
-                    .map(|f| (f, later_siblings(cx, change, f))),
-                _ => None,
-            };
-            let Some((field, later)) = shifted else {
-                continue;
-            };
-            if later.is_empty() && change.kind != AppliedKind::Move {
-                continue;
-            }
-            let what = match change.kind {
-                AppliedKind::Add => {
-                    format!("adding `{}` at position {}", field.path, field.position + 1)
-                }
-                AppliedKind::Move => {
-                    format!("moving `{}` to position {}", field.path, field.position + 1)
-                }
-                _ => format!(
-                    "dropping `{}` (position {})",
-                    field.path,
-                    field.position + 1
-                ),
-            };
-            // Who reads whose values, position by position, in files written before the change.
-            let (readers, old_columns): (Vec<String>, Vec<String>) = match change.kind {
-                AppliedKind::Add => (
-                    std::iter::once(field.name.clone())
-                        .chain(later.clone())
-                        .collect(),
-                    later.clone(),
-                ),
-                AppliedKind::Drop => (
-                    later.clone(),
-                    std::iter::once(field.name.clone())
-                        .chain(later.clone())
-                        .collect(),
-                ),
-                _ => (Vec::new(), Vec::new()),
-            };
-            let pairs: Vec<String> = readers
-                .iter()
-                .zip(&old_columns)
-                .take(3)
-                .map(|(reader, old)| format!("`{reader}` would read `{old}`'s values"))
-                .collect();
-            let consequence = if pairs.is_empty() {
-                "every column between the old and the new position reads its neighbour's values in old files".to_string()
-            } else {
-                format!("in every old file {}", pairs.join(", "))
-            };
-            out.push(Violation::at(
-                change,
-                format!(
-                    "the table is read by position: {what} shifts {} ({}): {consequence}",
-                    counted(later.len(), "column"),
-                    later.join(", ")
-                ),
-                "on a position-mapped table only add columns at the end, and never drop or reorder; better, move the table to Iceberg field ids (or read by name) first".into(),
-            ));
+        cx.applied
+            .iter()
+            .filter_map(|change| shift(cx, change))
+            .collect()
+    }
+}
+
+/// The violation of an add, a move or a drop that shifts other columns' positions.
+fn shift(cx: &Context<'_>, change: &Applied) -> Option<Violation> {
+    let field = match change.kind {
+        AppliedKind::Add | AppliedKind::Move => change.after.as_ref()?,
+        AppliedKind::Drop => change.before.as_ref()?,
+        _ => return None,
+    };
+    let later = later_siblings(cx, change, field);
+    if later.is_empty() && change.kind != AppliedKind::Move {
+        return None;
+    }
+    let what = match change.kind {
+        AppliedKind::Add => {
+            format!("adding `{}` at position {}", field.path, field.position + 1)
         }
-        out
+        AppliedKind::Move => {
+            format!("moving `{}` to position {}", field.path, field.position + 1)
+        }
+        _ => format!(
+            "dropping `{}` (position {})",
+            field.path,
+            field.position + 1
+        ),
+    };
+    let consequence = misread_values(change.kind, field, &later);
+    Some(Violation::at(
+        change,
+        format!(
+            "the table is read by position: {what} shifts {} ({}): {consequence}",
+            counted(later.len(), "column"),
+            later.join(", ")
+        ),
+        "on a position-mapped table only add columns at the end, and never drop or reorder; better, move the table to Iceberg field ids (or read by name) first".into(),
+    ))
+}
+
+/// Who reads whose values, position by position, in files written before the change.
+fn misread_values(kind: AppliedKind, field: &FieldInfo, later: &[String]) -> String {
+    let with_field = || std::iter::once(field.name.clone()).chain(later.iter().cloned());
+    let (readers, old_columns): (Vec<String>, Vec<String>) = match kind {
+        AppliedKind::Add => (with_field().collect(), later.to_vec()),
+        AppliedKind::Drop => (later.to_vec(), with_field().collect()),
+        _ => (Vec::new(), Vec::new()),
+    };
+    let pairs: Vec<String> = readers
+        .iter()
+        .zip(&old_columns)
+        .take(3)
+        .map(|(reader, old)| format!("`{reader}` would read `{old}`'s values"))
+        .collect();
+    if pairs.is_empty() {
+        "every column between the old and the new position reads its neighbour's values in old files".to_string()
+    } else {
+        format!("in every old file {}", pairs.join(", "))
     }
 }
 

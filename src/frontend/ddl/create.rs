@@ -76,29 +76,9 @@ fn clauses(cx: &mut Stmt, create: &mut CreateTable) -> PResult<()> {
             // Iceberg keeps a table comment as the `comment` table property.
             create.properties.push(("comment".into(), comment));
         } else if spark && cx.cur.eat_word("using").is_some() {
-            let provider = cx.cur.name("a table provider")?;
-            if !provider.value.eq_ignore_ascii_case("iceberg") {
-                return Err(DdlError::new(
-                    DdlErrorKind::Unsupported,
-                    provider.span,
-                    format!(
-                        "fieldgate models Iceberg tables, not `{}` tables",
-                        provider.value
-                    ),
-                )
-                .with_help("create the table `USING iceberg`"));
-            }
+            iceberg_provider(cx)?;
         } else if spark && cx.cur.eat_words(&["partitioned", "by"]).is_some() {
-            let hive_spec = cx.dialect() == Dialect::Hive && cx.cur.eat_word("spec").is_some();
-            cx.cur.expect(&Token::LParen)?;
-            loop {
-                let term = spark_partition_term(cx, create, !hive_spec)?;
-                create.partition_by.push(term);
-                if cx.cur.eat(&Token::Comma).is_none() {
-                    break;
-                }
-            }
-            cx.cur.expect(&Token::RParen)?;
+            spark_partitioned_by(cx, create)?;
         } else if spark && cx.cur.eat_word("location").is_some() {
             create.location = Some(cx.cur.string("a location string")?.0);
         } else if spark && cx.cur.eat_word("tblproperties").is_some() {
@@ -133,6 +113,38 @@ fn clauses(cx: &mut Stmt, create: &mut CreateTable) -> PResult<()> {
             return Err(cx.unsupported(&what, next.span.offset));
         }
     }
+}
+
+/// `USING provider`: only Iceberg tables are modelled.
+fn iceberg_provider(cx: &mut Stmt) -> PResult<()> {
+    let provider = cx.cur.name("a table provider")?;
+    if provider.value.eq_ignore_ascii_case("iceberg") {
+        return Ok(());
+    }
+    Err(DdlError::new(
+        DdlErrorKind::Unsupported,
+        provider.span,
+        format!(
+            "fieldgate models Iceberg tables, not `{}` tables",
+            provider.value
+        ),
+    )
+    .with_help("create the table `USING iceberg`"))
+}
+
+/// The terms of `PARTITIONED BY (...)` (Hive's `PARTITIONED BY SPEC (...)` declares no columns).
+fn spark_partitioned_by(cx: &mut Stmt, create: &mut CreateTable) -> PResult<()> {
+    let hive_spec = cx.dialect() == Dialect::Hive && cx.cur.eat_word("spec").is_some();
+    cx.cur.expect(&Token::LParen)?;
+    loop {
+        let term = spark_partition_term(cx, create, !hive_spec)?;
+        create.partition_by.push(term);
+        if cx.cur.eat(&Token::Comma).is_none() {
+            break;
+        }
+    }
+    cx.cur.expect(&Token::RParen)?;
+    Ok(())
 }
 
 /// Spark's `PARTITIONED BY` term: `col`, `a.b`, `transform(args)`, or (Hive style, when

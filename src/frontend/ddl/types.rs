@@ -95,20 +95,7 @@ fn spark_type(cur: &mut Cursor, name: &str, name_span: Span, depth: usize) -> PR
         "tinyint" | "byte" | "smallint" | "short" | "int" | "integer" => primitive(P::Int),
         "bigint" | "long" => primitive(P::Long),
         "float" | "real" => primitive(P::Float),
-        // Hive's grammar has `DOUBLE PRECISION`; Spark's has only `DOUBLE`.
-        "double" if hive => {
-            cur.eat_word("precision");
-            primitive(P::Double)
-        }
-        "double" => match cur.eat_word("precision") {
-            Some(span) => Err(DdlError::new(
-                DdlErrorKind::UnknownType,
-                Span::from_range(name_span.offset, span.end()),
-                "Spark has no type `double precision`",
-            )
-            .with_help("write `double`")),
-            None => primitive(P::Double),
-        },
+        "double" => spark_double(cur, name_span),
         // Spark and Hive both default a bare `decimal` to decimal(10,0).
         "decimal" | "dec" | "numeric" => {
             decimal(cur, name_span.offset, (10, 0)).map(Type::Primitive)
@@ -133,38 +120,61 @@ fn spark_type(cur: &mut Cursor, name: &str, name_span: Span, depth: usize) -> PR
         }
         "string" => primitive(P::String),
         "character" if hive => Err(unknown_type(cur.dialect, name, name_span)),
-        "varchar" | "char" | "character" => {
-            if optional_length(cur)?.is_none() {
-                return Err(DdlError::new(
-                    DdlErrorKind::InvalidType,
-                    name_span,
-                    format!("{} requires a length for `{name}`", cur.dialect.title()),
-                )
-                .with_help(format!(
-                    "write `{name}(n)`, or `string` for text of any length (both are Iceberg's `string`)"
-                )));
-            }
-            primitive(P::String)
-        }
+        "varchar" | "char" | "character" => spark_character(cur, name, name_span),
         "binary" => primitive(P::Binary),
         "variant" if !hive => primitive(P::Variant),
-        "array" => {
-            cur.expect(&Token::Lt)?;
-            let element = parse_type_at(cur, depth + 1)?;
-            cur.expect_close_angle()?;
-            Ok(list(element.ty))
-        }
-        "map" => {
-            cur.expect(&Token::Lt)?;
-            let key = parse_type_at(cur, depth + 1)?;
-            cur.expect(&Token::Comma)?;
-            let value = parse_type_at(cur, depth + 1)?;
-            cur.expect_close_angle()?;
-            Ok(map(key.ty, value.ty))
-        }
+        "array" => spark_array(cur, depth),
+        "map" => spark_map(cur, depth),
         "struct" => spark_struct(cur, depth),
         _ => Err(unknown_type(cur.dialect, name, name_span)),
     }
+}
+
+/// Hive's grammar has `DOUBLE PRECISION`; Spark's has only `DOUBLE`.
+fn spark_double(cur: &mut Cursor, name_span: Span) -> PResult<Type> {
+    match cur.eat_word("precision") {
+        Some(_) if cur.dialect == Dialect::Hive => primitive(PrimitiveType::Double),
+        Some(span) => Err(DdlError::new(
+            DdlErrorKind::UnknownType,
+            Span::from_range(name_span.offset, span.end()),
+            "Spark has no type `double precision`",
+        )
+        .with_help("write `double`")),
+        None => primitive(PrimitiveType::Double),
+    }
+}
+
+/// `varchar(n)`, `char(n)`: Iceberg's `string`, but the length is required.
+fn spark_character(cur: &mut Cursor, name: &str, name_span: Span) -> PResult<Type> {
+    if optional_length(cur)?.is_none() {
+        return Err(DdlError::new(
+            DdlErrorKind::InvalidType,
+            name_span,
+            format!("{} requires a length for `{name}`", cur.dialect.title()),
+        )
+        .with_help(format!(
+            "write `{name}(n)`, or `string` for text of any length (both are Iceberg's `string`)"
+        )));
+    }
+    primitive(PrimitiveType::String)
+}
+
+/// `array<T>`.
+fn spark_array(cur: &mut Cursor, depth: usize) -> PResult<Type> {
+    cur.expect(&Token::Lt)?;
+    let element = parse_type_at(cur, depth + 1)?;
+    cur.expect_close_angle()?;
+    Ok(list(element.ty))
+}
+
+/// `map<K, V>`.
+fn spark_map(cur: &mut Cursor, depth: usize) -> PResult<Type> {
+    cur.expect(&Token::Lt)?;
+    let key = parse_type_at(cur, depth + 1)?;
+    cur.expect(&Token::Comma)?;
+    let value = parse_type_at(cur, depth + 1)?;
+    cur.expect_close_angle()?;
+    Ok(map(key.ty, value.ty))
 }
 
 /// `struct<a: T [NOT NULL] [COMMENT 'x'], b T, ...>` (the colon is optional); `struct<>` is
@@ -215,47 +225,8 @@ fn trino_type(cur: &mut Cursor, name: &str, name_span: Span, depth: usize) -> PR
             decimal(cur, name_span.offset, (38, 0)).map(Type::Primitive)
         }
         "date" => primitive(P::Date),
-        "time" => {
-            optional_length(cur)?;
-            if cur.at_words(&["with", "time", "zone"]) {
-                let start = cur.next_start();
-                cur.eat_words(&["with", "time", "zone"]);
-                return Err(DdlError::new(
-                    DdlErrorKind::UnknownType,
-                    Span::from_range(name_span.offset, cur.since(start).end()),
-                    "type `time with time zone` has no Iceberg equivalent",
-                )
-                .with_help("Iceberg's `time` has no zone: use `time(6)`"));
-            }
-            cur.eat_words(&["without", "time", "zone"]);
-            primitive(P::Time)
-        }
-        "timestamp" => {
-            // Trino's Iceberg connector stores microseconds; precisions up to 6 are coerced to
-            // it, 7 to 9 are nanoseconds (format version 3).
-            let precision = optional_length(cur)?.unwrap_or(6);
-            let nanos = precision > 6;
-            if precision > 9 {
-                return Err(DdlError::new(
-                    DdlErrorKind::InvalidType,
-                    cur.since(name_span.offset),
-                    format!("timestamp precision {precision} is finer than Iceberg stores"),
-                )
-                .with_help("Iceberg timestamps have microsecond (6) or nanosecond (9) precision"));
-            }
-            let zoned = if cur.eat_words(&["with", "time", "zone"]).is_some() {
-                true
-            } else {
-                cur.eat_words(&["without", "time", "zone"]);
-                false
-            };
-            primitive(match (zoned, nanos) {
-                (false, false) => P::Timestamp,
-                (true, false) => P::Timestamptz,
-                (false, true) => P::TimestampNs,
-                (true, true) => P::TimestamptzNs,
-            })
-        }
+        "time" => trino_time(cur, name_span),
+        "timestamp" => trino_timestamp(cur, name_span),
         "varchar" | "char" => {
             optional_length(cur)?;
             primitive(P::String)
@@ -276,22 +247,71 @@ fn trino_type(cur: &mut Cursor, name: &str, name_span: Span, depth: usize) -> PR
             close_generic(cur, close)?;
             Ok(map(key.ty, value.ty))
         }
-        "row" => {
-            cur.expect(&Token::LParen)?;
-            let mut fields = Vec::new();
-            loop {
-                let name = cur.name("a row field name")?;
-                let ty = parse_type_at(cur, depth + 1)?;
-                fields.push(Field::new(0, name.value, false, ty.ty));
-                if cur.eat(&Token::Comma).is_none() {
-                    break;
-                }
-            }
-            cur.expect(&Token::RParen)?;
-            Ok(Type::Struct(StructType { fields }))
-        }
+        "row" => trino_row(cur, depth),
         _ => Err(unknown_type(cur.dialect, name, name_span)),
     }
+}
+
+/// `time[(p)] [without time zone]`; Iceberg has no zoned time.
+fn trino_time(cur: &mut Cursor, name_span: Span) -> PResult<Type> {
+    optional_length(cur)?;
+    if cur.at_words(&["with", "time", "zone"]) {
+        let start = cur.next_start();
+        cur.eat_words(&["with", "time", "zone"]);
+        return Err(DdlError::new(
+            DdlErrorKind::UnknownType,
+            Span::from_range(name_span.offset, cur.since(start).end()),
+            "type `time with time zone` has no Iceberg equivalent",
+        )
+        .with_help("Iceberg's `time` has no zone: use `time(6)`"));
+    }
+    cur.eat_words(&["without", "time", "zone"]);
+    primitive(PrimitiveType::Time)
+}
+
+/// `timestamp[(p)] [with|without time zone]`.
+fn trino_timestamp(cur: &mut Cursor, name_span: Span) -> PResult<Type> {
+    use PrimitiveType as P;
+    // Trino's Iceberg connector stores microseconds; precisions up to 6 are coerced to
+    // it, 7 to 9 are nanoseconds (format version 3).
+    let precision = optional_length(cur)?.unwrap_or(6);
+    let nanos = precision > 6;
+    if precision > 9 {
+        return Err(DdlError::new(
+            DdlErrorKind::InvalidType,
+            cur.since(name_span.offset),
+            format!("timestamp precision {precision} is finer than Iceberg stores"),
+        )
+        .with_help("Iceberg timestamps have microsecond (6) or nanosecond (9) precision"));
+    }
+    let zoned = if cur.eat_words(&["with", "time", "zone"]).is_some() {
+        true
+    } else {
+        cur.eat_words(&["without", "time", "zone"]);
+        false
+    };
+    primitive(match (zoned, nanos) {
+        (false, false) => P::Timestamp,
+        (true, false) => P::Timestamptz,
+        (false, true) => P::TimestampNs,
+        (true, true) => P::TimestamptzNs,
+    })
+}
+
+/// `row(name T, ...)`: Trino's struct.
+fn trino_row(cur: &mut Cursor, depth: usize) -> PResult<Type> {
+    cur.expect(&Token::LParen)?;
+    let mut fields = Vec::new();
+    loop {
+        let name = cur.name("a row field name")?;
+        let ty = parse_type_at(cur, depth + 1)?;
+        fields.push(Field::new(0, name.value, false, ty.ty));
+        if cur.eat(&Token::Comma).is_none() {
+            break;
+        }
+    }
+    cur.expect(&Token::RParen)?;
+    Ok(Type::Struct(StructType { fields }))
 }
 
 #[derive(Clone, Copy)]

@@ -7,7 +7,7 @@ use super::Diff;
 use crate::change::{Applied, AppliedKind, Problem, ProblemKind};
 use crate::iceberg::pair::Member;
 use crate::iceberg::schema::MemberKind;
-use crate::iceberg::types::{FieldId, Type};
+use crate::iceberg::types::{FieldId, ListType, MapType, PrimitiveType, Type};
 
 /// What pairing the fields found, in the order a schema update applies it.
 pub(super) struct FieldChanges {
@@ -82,70 +82,110 @@ impl<'d> Diff<'d> {
     /// Records a change of `new`'s type; false when the type changed in a way that leaves
     /// nothing else about the field to compare.
     fn type_change(&self, old: &Member<'d>, new: &Member<'d>, out: &mut FieldChanges) -> bool {
-        let at = self.focus(new.id, |m| m.field_type);
-        let path = self.after.path(new);
         match (old.field_type, new.field_type) {
             (Type::Primitive(a), Type::Primitive(b)) if a != b => {
-                if old.kind == MemberKind::MapKey {
-                    out.problems.push(self.problem(
-                        ProblemKind::NestedStructure,
-                        at,
-                        new,
-                        format!("Cannot alter map keys: `{path}` changes from {a} to {b}"),
-                        "map keys are immutable: add a new map column and backfill it",
-                    ));
-                } else {
-                    let (from, to) = (Some(a.to_string()), Some(b.to_string()));
-                    let applied = AppliedKind::UpdateType;
-                    out.updates
-                        .push(self.record(applied, at, Some(old), Some(new), from, to));
-                }
+                self.primitive_change(old, new, a, b, out);
             }
             (Type::Primitive(_), Type::Primitive(_)) | (Type::Struct(_), Type::Struct(_)) => {}
             (Type::List(a), Type::List(b)) if a.element_id != b.element_id => {
-                out.reported.extend(self.subtree(b.element_id));
-                out.problems.push(self.problem(
-                    ProblemKind::NestedStructure,
-                    at,
-                    new,
-                    format!(
-                        "the element of `{path}` is replaced (id {} -> {}): a list's element cannot be replaced",
-                        a.element_id, b.element_id
-                    ),
-                    "keep the element's id; a new shape is a new column",
-                ));
+                self.replaced_element(new, a, b, out);
             }
             (Type::Map(a), Type::Map(b)) if a.key_id != b.key_id || a.value_id != b.value_id => {
-                out.reported.extend(self.subtree(b.key_id));
-                out.reported.extend(self.subtree(b.value_id));
-                out.problems.push(self.problem(
-                    ProblemKind::NestedStructure,
-                    at,
-                    new,
-                    format!(
-                        "the key or value of `{path}` is replaced (ids {}/{} -> {}/{}): a map's key and value cannot be replaced",
-                        a.key_id, a.value_id, b.key_id, b.value_id
-                    ),
-                    "keep the key's and value's ids; a new shape is a new column",
-                ));
+                self.replaced_key_or_value(new, a, b, out);
             }
             (Type::List(_), Type::List(_)) | (Type::Map(_), Type::Map(_)) => {}
             (a, b) => {
-                out.reported.extend(self.subtree(new.id));
-                out.problems.push(self.problem(
-                    ProblemKind::InvalidChange,
-                    at,
-                    new,
-                    format!(
-                        "Cannot change the type of `{path}` (field id {}) from {a} to {b}: only primitive types can change",
-                        new.id
-                    ),
-                    "add a new column with the new type and backfill it",
-                ));
+                self.kind_change(new, a, b, out);
                 return false;
             }
         }
         true
+    }
+
+    /// A primitive promoted to another: an update, except on a map key, which is immutable.
+    fn primitive_change(
+        &self,
+        old: &Member<'d>,
+        new: &Member<'d>,
+        a: &PrimitiveType,
+        b: &PrimitiveType,
+        out: &mut FieldChanges,
+    ) {
+        let at = self.focus(new.id, |m| m.field_type);
+        if old.kind == MemberKind::MapKey {
+            let path = self.after.path(new);
+            out.problems.push(self.problem(
+                ProblemKind::NestedStructure,
+                at,
+                new,
+                format!("Cannot alter map keys: `{path}` changes from {a} to {b}"),
+                "map keys are immutable: add a new map column and backfill it",
+            ));
+        } else {
+            let (from, to) = (Some(a.to_string()), Some(b.to_string()));
+            let applied = AppliedKind::UpdateType;
+            out.updates
+                .push(self.record(applied, at, Some(old), Some(new), from, to));
+        }
+    }
+
+    fn replaced_element(
+        &self,
+        new: &Member<'d>,
+        a: &ListType,
+        b: &ListType,
+        out: &mut FieldChanges,
+    ) {
+        let path = self.after.path(new);
+        out.reported.extend(self.subtree(b.element_id));
+        out.problems.push(self.problem(
+            ProblemKind::NestedStructure,
+            self.focus(new.id, |m| m.field_type),
+            new,
+            format!(
+                "the element of `{path}` is replaced (id {} -> {}): a list's element cannot be replaced",
+                a.element_id, b.element_id
+            ),
+            "keep the element's id; a new shape is a new column",
+        ));
+    }
+
+    fn replaced_key_or_value(
+        &self,
+        new: &Member<'d>,
+        a: &MapType,
+        b: &MapType,
+        out: &mut FieldChanges,
+    ) {
+        let path = self.after.path(new);
+        out.reported.extend(self.subtree(b.key_id));
+        out.reported.extend(self.subtree(b.value_id));
+        out.problems.push(self.problem(
+            ProblemKind::NestedStructure,
+            self.focus(new.id, |m| m.field_type),
+            new,
+            format!(
+                "the key or value of `{path}` is replaced (ids {}/{} -> {}/{}): a map's key and value cannot be replaced",
+                a.key_id, a.value_id, b.key_id, b.value_id
+            ),
+            "keep the key's and value's ids; a new shape is a new column",
+        ));
+    }
+
+    /// A type that becomes another kind of type (a primitive a struct, a list a map, ...).
+    fn kind_change(&self, new: &Member<'d>, a: &Type, b: &Type, out: &mut FieldChanges) {
+        let path = self.after.path(new);
+        out.reported.extend(self.subtree(new.id));
+        out.problems.push(self.problem(
+            ProblemKind::InvalidChange,
+            self.focus(new.id, |m| m.field_type),
+            new,
+            format!(
+                "Cannot change the type of `{path}` (field id {}) from {a} to {b}: only primitive types can change",
+                new.id
+            ),
+            "add a new column with the new type and backfill it",
+        ));
     }
 
     /// Nullability and doc changes of a field both schemas hold.

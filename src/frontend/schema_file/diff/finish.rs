@@ -192,31 +192,41 @@ impl Differ<'_> {
         let mut late = Vec::new();
         if want_sorted != have_sorted {
             let kind = if wanted.is_empty() {
-                ChangeKind::DropIdentifierFields {
-                    paths: remaining
-                        .iter()
-                        .filter_map(|id| self.final_segments.get(id).cloned())
-                        .map(FieldPath)
-                        .collect(),
-                }
+                self.drop_identifiers(&remaining)
             } else {
-                ChangeKind::SetIdentifierFields {
-                    paths: self
-                        .file
-                        .identifier_fields
-                        .iter()
-                        .map(|c| {
-                            FieldPath(
-                                column_segments(&self.file.fields, &c.name)
-                                    .unwrap_or_else(|| vec![c.name.clone()]),
-                            )
-                        })
-                        .collect(),
-                }
+                self.set_identifiers()
             };
             late.push(self.change(kind, span));
         }
         (early, late)
+    }
+
+    /// Dropping the identifier fields left once the other changes are made, by their final paths.
+    fn drop_identifiers(&self, remaining: &[FieldId]) -> ChangeKind {
+        ChangeKind::DropIdentifierFields {
+            paths: remaining
+                .iter()
+                .filter_map(|id| self.final_segments.get(id).cloned())
+                .map(FieldPath)
+                .collect(),
+        }
+    }
+
+    /// Setting the identifier fields the file names, by their paths in the file.
+    fn set_identifiers(&self) -> ChangeKind {
+        ChangeKind::SetIdentifierFields {
+            paths: self
+                .file
+                .identifier_fields
+                .iter()
+                .map(|c| {
+                    FieldPath(
+                        column_segments(&self.file.fields, &c.name)
+                            .unwrap_or_else(|| vec![c.name.clone()]),
+                    )
+                })
+                .collect(),
+        }
     }
 
     /// A field that lost its id (or got a new field's) reads as a drop plus a new field of the

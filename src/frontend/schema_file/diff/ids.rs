@@ -26,32 +26,7 @@ impl Differ<'_> {
         if let Some(&info) = self.members.get(id) {
             let table_path = self.members.path(&info);
             self.claim_subtree(id);
-            if info.kind == MemberKind::StructField {
-                self.problem(
-                    ProblemKind::NestedStructure,
-                    span,
-                    path,
-                    Some(id),
-                    format!(
-                        "`{path}` has id {id}, which is `{}` in the table: Iceberg cannot move a field into another struct",
-                        table_path
-                    ),
-                    "keep the field where it is (and move it within its struct if needed), or leave the id out to add a new field and backfill it",
-                );
-            } else {
-                self.problem(
-                    ProblemKind::InvalidChange,
-                    span,
-                    path,
-                    Some(id),
-                    format!(
-                        "`{path}` has id {id}, which is the {} of `{}` in the table, not a field of this struct",
-                        member_word(info.kind),
-                        parent_of(&table_path)
-                    ),
-                    "leave the id out to add a new field; apply assigns it",
-                );
-            }
+            self.id_from_elsewhere(id, span, path, info.kind, &table_path);
             return false;
         }
         match self.retired.get(&id).cloned() {
@@ -90,6 +65,43 @@ impl Differ<'_> {
             ),
         }
         true
+    }
+
+    /// `path` has the id of the table's member at `table_path`, which is not in this struct.
+    fn id_from_elsewhere(
+        &mut self,
+        id: FieldId,
+        span: Span,
+        path: &str,
+        kind: MemberKind,
+        table_path: &str,
+    ) {
+        if kind == MemberKind::StructField {
+            self.problem(
+                ProblemKind::NestedStructure,
+                span,
+                path,
+                Some(id),
+                format!(
+                    "`{path}` has id {id}, which is `{}` in the table: Iceberg cannot move a field into another struct",
+                    table_path
+                ),
+                "keep the field where it is (and move it within its struct if needed), or leave the id out to add a new field and backfill it",
+            );
+        } else {
+            self.problem(
+                ProblemKind::InvalidChange,
+                span,
+                path,
+                Some(id),
+                format!(
+                    "`{path}` has id {id}, which is the {} of `{}` in the table, not a field of this struct",
+                    member_word(kind),
+                    parent_of(table_path)
+                ),
+                "leave the id out to add a new field; apply assigns it",
+            );
+        }
     }
 
     /// A new field's members get new ids; an id written inside one is a mistake to explain.

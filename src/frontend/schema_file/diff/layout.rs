@@ -4,6 +4,9 @@ use super::{Differ, dotted};
 use crate::change::ProblemKind;
 use crate::iceberg::types::FieldId;
 
+/// A sort term: its source column's id, transform, direction and null order.
+type SortTerm = (Option<FieldId>, String, String, String);
+
 impl Differ<'_> {
     /// The partition spec is not a schema: a proposal may restate the table's, not change it.
     pub(super) fn check_partition(&mut self) {
@@ -72,7 +75,7 @@ impl Differ<'_> {
         let Some(span) = self.file.stated.sort_order else {
             return;
         };
-        let written: Vec<(Option<FieldId>, String, String, String)> = self
+        let written: Vec<SortTerm> = self
             .file
             .sort_order
             .iter()
@@ -85,26 +88,7 @@ impl Differ<'_> {
                 )
             })
             .collect();
-        let order = self
-            .base
-            .sort_orders
-            .iter()
-            .find(|o| o.order_id == self.base.default_sort_order_id);
-        let table: Vec<(Option<FieldId>, String, String, String)> = order
-            .map(|o| {
-                o.fields
-                    .iter()
-                    .map(|f| {
-                        (
-                            f.source_ids.first().copied(),
-                            f.transform.clone(),
-                            f.direction.clone(),
-                            f.null_order.clone(),
-                        )
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
+        let table = self.table_sort_order();
         if written != table {
             let terms: Vec<String> = table
                 .iter()
@@ -130,5 +114,29 @@ impl Differ<'_> {
                 "change the sort order with the engine (ALTER TABLE ... WRITE ORDERED BY); here, restate the table's order or leave `sort-order` out",
             );
         }
+    }
+
+    /// The terms of the table's default sort order.
+    fn table_sort_order(&self) -> Vec<SortTerm> {
+        let order = self
+            .base
+            .sort_orders
+            .iter()
+            .find(|o| o.order_id == self.base.default_sort_order_id);
+        order
+            .map(|o| {
+                o.fields
+                    .iter()
+                    .map(|f| {
+                        (
+                            f.source_ids.first().copied(),
+                            f.transform.clone(),
+                            f.direction.clone(),
+                            f.null_order.clone(),
+                        )
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
     }
 }

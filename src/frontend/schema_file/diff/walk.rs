@@ -3,7 +3,7 @@
 
 use super::{Container, Differ, Partner, Rename, dotted, with};
 use crate::change::{ChangeKind, FieldPath, NewField, Position, ProblemKind, Span};
-use crate::frontend::schema_file::{FileField, FileType};
+use crate::frontend::schema_file::{FileField, FileList, FileMap, FileType};
 use crate::iceberg::pair::Member;
 use crate::iceberg::pair::longest_increasing;
 use crate::iceberg::schema::{Field, MemberKind};
@@ -47,19 +47,7 @@ impl<'a> Differ<'a> {
         prefix: &[String],
     ) {
         let outer = self.entry;
-        let pairings: Vec<Partner> = fields
-            .iter()
-            .map(|f| {
-                self.entry = f.span;
-                self.pair(container, f, &with(prefix, &f.name))
-            })
-            .collect();
-        for (field, pairing) in fields.iter().zip(&pairings) {
-            if let Partner::Existing(info) = pairing {
-                self.entry = field.span;
-                self.record(info.id, &with(prefix, &field.name), field.name_span);
-            }
-        }
+        let pairings = self.pair_fields(container, fields, prefix);
         let positions: Vec<Option<usize>> = pairings
             .iter()
             .map(|p| match p {
@@ -79,32 +67,12 @@ impl<'a> Differ<'a> {
             match pairing {
                 Partner::Skip => continue,
                 Partner::New => {
-                    self.final_ids.insert(dotted(&path), None);
                     // Appending keeps the order when nothing the table has comes after it.
                     let existing_after = pairings[i + 1..]
                         .iter()
                         .any(|p| matches!(p, Partner::Existing(_)));
-                    let kind = ChangeKind::AddField {
-                        parent: FieldPath(prefix.to_vec()),
-                        field: NewField {
-                            name: field.name.clone(),
-                            field_type: placeholder_type(&field.field_type),
-                            required: field.required,
-                            doc: field.doc.clone(),
-                        },
-                        position: existing_after.then(position),
-                    };
-                    let change = self.change(kind, field.name_span);
-                    self.layout.push(change);
-                    if field.id.is_none_or(|id| id > self.base.last_column_id) {
-                        self.added.push((
-                            container.id(),
-                            field.name.clone(),
-                            dotted(&path),
-                            field.id,
-                        ));
-                    }
-                    self.check_new_ids(&field.field_type, &path);
+                    let at = existing_after.then(position);
+                    self.add_field(container, field, prefix, &path, at);
                 }
                 Partner::Existing(info) => {
                     self.final_ids.insert(dotted(&path), Some(info.id));
@@ -122,6 +90,58 @@ impl<'a> Differ<'a> {
             previous = Some(&field.name);
         }
         self.entry = outer;
+    }
+
+    /// Each field of a struct of the file paired with the table's, and the pairs recorded.
+    fn pair_fields(
+        &mut self,
+        container: Container,
+        fields: &[FileField],
+        prefix: &[String],
+    ) -> Vec<Partner<'a>> {
+        let pairings: Vec<Partner> = fields
+            .iter()
+            .map(|f| {
+                self.entry = f.span;
+                self.pair(container, f, &with(prefix, &f.name))
+            })
+            .collect();
+        for (field, pairing) in fields.iter().zip(&pairings) {
+            if let Partner::Existing(info) = pairing {
+                self.entry = field.span;
+                self.record(info.id, &with(prefix, &field.name), field.name_span);
+            }
+        }
+        pairings
+    }
+
+    /// A field of the file that the table does not have, added at `position` (else appended).
+    fn add_field(
+        &mut self,
+        container: Container,
+        field: &FileField,
+        prefix: &[String],
+        path: &[String],
+        position: Option<Position>,
+    ) {
+        self.final_ids.insert(dotted(path), None);
+        let kind = ChangeKind::AddField {
+            parent: FieldPath(prefix.to_vec()),
+            field: NewField {
+                name: field.name.clone(),
+                field_type: placeholder_type(&field.field_type),
+                required: field.required,
+                doc: field.doc.clone(),
+            },
+            position,
+        };
+        let change = self.change(kind, field.name_span);
+        self.layout.push(change);
+        if field.id.is_none_or(|id| id > self.base.last_column_id) {
+            self.added
+                .push((container.id(), field.name.clone(), dotted(path), field.id));
+        }
+        self.check_new_ids(&field.field_type, path);
     }
 
     fn compare_field(&mut self, field: &FileField, info: &Member<'a>, path: &[String]) {
@@ -182,62 +202,75 @@ impl<'a> Differ<'a> {
             (FileType::Struct(fields), Type::Struct(_)) => {
                 self.walk_struct(Container::Id(owner), fields, path);
             }
-            (FileType::List(list), Type::List(old)) => {
-                let element = with(path, "element");
-                if !self.same_member(
-                    list.element_id,
-                    list.element_id_span,
-                    old.element_id,
-                    &element,
-                ) {
-                    return;
-                }
-                self.record(old.element_id, &element, list.element_span);
-                if list.element_required != old.element_required {
-                    self.set_required(&element, list.element_required, list.element_span);
-                }
-                self.compare_type(
-                    &list.element,
-                    &old.element,
-                    old.element_id,
-                    &element,
-                    list.element_span,
-                );
-            }
-            (FileType::Map(map), Type::Map(old)) => {
-                let key = with(path, "key");
-                let value = with(path, "value");
-                let key_same = self.same_member(map.key_id, map.key_id_span, old.key_id, &key);
-                let value_same =
-                    self.same_member(map.value_id, map.value_id_span, old.value_id, &value);
-                if key_same {
-                    self.record(old.key_id, &key, map.key_span);
-                    self.compare_type(&map.key, &old.key, old.key_id, &key, map.key_span);
-                }
-                if value_same {
-                    self.record(old.value_id, &value, map.value_span);
-                    if map.value_required != old.value_required {
-                        self.set_required(&value, map.value_required, map.value_span);
-                    }
-                    self.compare_type(&map.value, &old.value, old.value_id, &value, map.value_span);
-                }
-            }
-            _ => {
-                self.claim_subtree(owner);
-                let dotted_path = dotted(path);
-                let new = placeholder_type(file);
-                self.problem(
-                    ProblemKind::InvalidChange,
-                    span,
-                    &dotted_path,
-                    Some(owner),
-                    format!(
-                        "Cannot change the type of `{dotted_path}` (field id {owner}) from {table} to {new}: only primitive types can change, and a struct, list or map keeps its kind"
-                    ),
-                    "add a new column with the new type (leave its id out) and backfill it, then drop the old one",
-                );
-            }
+            (FileType::List(list), Type::List(old)) => self.compare_list(list, old, path),
+            (FileType::Map(map), Type::Map(old)) => self.compare_map(map, old, path),
+            _ => self.kind_change(file, table, owner, path, span),
         }
+    }
+
+    fn compare_list(&mut self, list: &FileList, old: &ListType, path: &[String]) {
+        let element = with(path, "element");
+        if !self.same_member(
+            list.element_id,
+            list.element_id_span,
+            old.element_id,
+            &element,
+        ) {
+            return;
+        }
+        self.record(old.element_id, &element, list.element_span);
+        if list.element_required != old.element_required {
+            self.set_required(&element, list.element_required, list.element_span);
+        }
+        self.compare_type(
+            &list.element,
+            &old.element,
+            old.element_id,
+            &element,
+            list.element_span,
+        );
+    }
+
+    fn compare_map(&mut self, map: &FileMap, old: &MapType, path: &[String]) {
+        let key = with(path, "key");
+        let value = with(path, "value");
+        let key_same = self.same_member(map.key_id, map.key_id_span, old.key_id, &key);
+        let value_same = self.same_member(map.value_id, map.value_id_span, old.value_id, &value);
+        if key_same {
+            self.record(old.key_id, &key, map.key_span);
+            self.compare_type(&map.key, &old.key, old.key_id, &key, map.key_span);
+        }
+        if value_same {
+            self.record(old.value_id, &value, map.value_span);
+            if map.value_required != old.value_required {
+                self.set_required(&value, map.value_required, map.value_span);
+            }
+            self.compare_type(&map.value, &old.value, old.value_id, &value, map.value_span);
+        }
+    }
+
+    /// A struct, list or map that the file makes another kind of type.
+    fn kind_change(
+        &mut self,
+        file: &FileType,
+        table: &Type,
+        owner: FieldId,
+        path: &[String],
+        span: Span,
+    ) {
+        self.claim_subtree(owner);
+        let dotted_path = dotted(path);
+        let new = placeholder_type(file);
+        self.problem(
+            ProblemKind::InvalidChange,
+            span,
+            &dotted_path,
+            Some(owner),
+            format!(
+                "Cannot change the type of `{dotted_path}` (field id {owner}) from {table} to {new}: only primitive types can change, and a struct, list or map keeps its kind"
+            ),
+            "add a new column with the new type (leave its id out) and backfill it, then drop the old one",
+        );
     }
 
     /// Whether a list element or map key/value id written in the file is the table's (or is
