@@ -140,11 +140,12 @@ fuzz_target!(|data: &[u8]| {
     let sources = vec![(PathBuf::from(name), source)];
     // As `lint` reads tables (no repository here, so the working tree's copy).
     match judge_sources(&repo, &resolved, None, sources, root, 0, TablesFrom::Head) {
-        Ok(judged) => {
-            for (judgement, _) in &judged {
+        Ok(routed) => {
+            for (judgement, _) in &routed.judged {
                 compare(judgement, committed);
             }
-            let tables = judged
+            let tables = routed
+                .judged
                 .iter()
                 .map(|(judgement, settings)| TableRun::new(judgement, settings))
                 .collect();
