@@ -11,7 +11,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use catalog::moto::{self, Moto};
-use catalog::{Catalog, EVENTS, PINNED, lake_config, tool};
+use catalog::{Catalog, EVENTS, PINNED, lake_config};
 use common::{assert_exit, text, write};
 
 const PROFILE_KEY: &str = "AKIAPROFILE0000001";
@@ -68,13 +68,7 @@ fn s3_samples_are_read_with_what_the_aws_profile_says() {
         return;
     };
     let endpoint = moto.endpoint.as_str();
-    tool(&["make-bucket", "--endpoint", endpoint, "lake"]);
-    let writer = [
-        ("s3.endpoint", endpoint),
-        ("s3.access-key-id", "writer"),
-        ("s3.secret-access-key", "writer-secret"),
-        ("s3.region", "us-east-1"),
-    ];
+    let writer = moto.lake_bucket();
     // The catalog vends nothing and fieldgate.yaml sets no `s3.*`: the profile is all there is.
     let Some(catalog) = Catalog::start_in(Some("s3://lake/warehouse"), &writer, &[]) else {
         return;

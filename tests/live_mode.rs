@@ -11,7 +11,7 @@ use std::path::Path;
 use std::process::Command;
 
 use catalog::moto::Moto;
-use catalog::{Catalog, TOKEN, TOKEN_AUTH, fieldgate, lake_config, tool};
+use catalog::{Catalog, TOKEN, TOKEN_AUTH, fieldgate, lake_config};
 use common::{assert_exit, commit_all, fieldgate_in, git, text, write};
 
 /// `db.events` with no `metadata:`, under `migrations/*.sql` proposals, then `more`.
@@ -179,13 +179,7 @@ fn the_metadata_log_is_read_from_s3_with_the_vended_credentials() {
         return;
     };
     let endpoint = moto.endpoint.as_str();
-    tool(&["make-bucket", "--endpoint", endpoint, "lake"]);
-    let writer = [
-        ("s3.endpoint", endpoint),
-        ("s3.access-key-id", "writer"),
-        ("s3.secret-access-key", "writer-secret"),
-        ("s3.region", "us-east-1"),
-    ];
+    let writer = moto.lake_bucket();
     let vended_secret = "v3nded-l0g-s3cret";
     let vend = [
         ["--vend", "s3.endpoint", endpoint],

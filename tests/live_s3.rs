@@ -20,13 +20,7 @@ fn check_live_samples_the_live_table_from_s3_with_vended_credentials() {
         return;
     };
     let endpoint = moto.endpoint.as_str();
-    tool(&["make-bucket", "--endpoint", endpoint, "lake"]);
-    let writer = [
-        ("s3.endpoint", endpoint),
-        ("s3.access-key-id", "writer"),
-        ("s3.secret-access-key", "writer-secret"),
-        ("s3.region", "us-east-1"),
-    ];
+    let writer = moto.lake_bucket();
     let vend = [
         "--vend",
         "s3.endpoint",

@@ -66,6 +66,18 @@ impl Moto {
         }
         Some(moto)
     }
+
+    /// Makes the bucket `lake` and gives the `s3.*` properties the catalog writes its tables
+    /// with (moto's own keys, never the ones fieldgate is meant to use).
+    pub fn lake_bucket(&self) -> [(&'static str, &str); 4] {
+        super::tool(&["make-bucket", "--endpoint", &self.endpoint, "lake"]);
+        [
+            ("s3.endpoint", self.endpoint.as_str()),
+            ("s3.access-key-id", "writer"),
+            ("s3.secret-access-key", "writer-secret"),
+            ("s3.region", "us-east-1"),
+        ]
+    }
 }
 
 impl Drop for Moto {
