@@ -55,6 +55,25 @@ fn lint_metadata(metadata: &[u8]) -> Output {
     )
 }
 
+/// `lint --format json` of `sql` against the events table, which must refuse it (exit 2): the
+/// report.
+fn refused_as_json(sql: &str) -> serde_json::Value {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("m.sql"), sql).unwrap();
+    let metadata = events();
+    let args = [
+        "lint",
+        "m.sql",
+        "--metadata",
+        metadata.to_str().unwrap(),
+        "--format",
+        "json",
+    ];
+    let output = run(dir.path(), &args);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
 fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
@@ -330,22 +349,7 @@ fn a_migration_of_100_000_adds_is_a_located_error_at_the_size_limit() {
     let sql: String = (0..100_000)
         .map(|i| format!("ALTER TABLE db.events ADD COLUMN c{i} int COMMENT 'n';\n"))
         .collect();
-    let dir = tempfile::tempdir().unwrap();
-    fs::write(dir.path().join("m.sql"), sql).unwrap();
-    let metadata = events();
-    let output = run(
-        dir.path(),
-        &[
-            "lint",
-            "m.sql",
-            "--metadata",
-            metadata.to_str().unwrap(),
-            "--format",
-            "json",
-        ],
-    );
-    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
-    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let report = refused_as_json(&sql);
     let error = &report["errors"][0];
     let message = error["message"].as_str().unwrap_or_default();
     let line = error["location"]["line"].as_u64().unwrap_or_default();
@@ -374,22 +378,7 @@ fn a_migration_of_100_000_adds_is_a_located_error_at_the_size_limit() {
 fn a_migration_past_the_statement_limit_is_a_located_error_at_the_first_statement_past_it() {
     let statement = "ALTER TABLE db.events ALTER COLUMN event_type COMMENT 'n';\n";
     let sql = statement.repeat(50_000_000 / statement.len());
-    let dir = tempfile::tempdir().unwrap();
-    fs::write(dir.path().join("m.sql"), sql).unwrap();
-    let metadata = events();
-    let output = run(
-        dir.path(),
-        &[
-            "lint",
-            "m.sql",
-            "--metadata",
-            metadata.to_str().unwrap(),
-            "--format",
-            "json",
-        ],
-    );
-    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
-    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let report = refused_as_json(&sql);
     let errors = report["errors"].as_array().cloned().unwrap_or_default();
     assert_eq!(errors.len(), 1, "{report}");
     assert_eq!(errors[0]["location"]["line"], 100_001, "{report}");
